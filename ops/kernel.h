@@ -1,0 +1,85 @@
+// The kernel contract. One op = one Kernel subclass behind a two-step
+// lifecycle, modelled on TFLite's prepare/invoke split:
+//
+//   1. Create (load time, once per node): the op's KernelFactory reads and
+//      checks the node's attrs (KernelInit) and returns a Kernel, or an error
+//      naming the node. Unknown ops fail here, at load, not at run time.
+//   2. Run (every inference, possibly from many threads at once): reads
+//      inputs from the KernelContext, sets outputs. Run is const: a Kernel
+//      holds only load-time state; per-run state lives in the context.
+//
+// Kernels report bad inputs as absl::Status; the executor prefixes the node
+// name and op, so kernels only say what was wrong ("expected rank 2, got
+// float32[3]").
+#ifndef GRAPHRT_OPS_KERNEL_H_
+#define GRAPHRT_OPS_KERNEL_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/graph.pb.h"
+#include "runtime/resource.h"
+#include "runtime/tensor.h"
+
+namespace graphrt {
+
+// What a factory sees at load time.
+struct KernelInit {
+  const tensorflow::NodeDef& node;
+  int num_inputs = 0;  // data inputs (control inputs excluded)
+  // For Const nodes: the value (from the weights or the `value` attr).
+  const Tensor* constant = nullptr;
+};
+
+// What a kernel sees at run time.
+class KernelContext {
+ public:
+  KernelContext(absl::Span<const Tensor* const> inputs,
+                std::vector<Tensor>* outputs, ResourceManager* resources)
+      : inputs_(inputs), outputs_(outputs), resources_(resources) {}
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const Tensor& input(int i) const { return *inputs_[i]; }
+  // Sets output `i` (outputs grow as needed).
+  void set_output(int i, Tensor t) {
+    if (static_cast<int>(outputs_->size()) <= i) outputs_->resize(i + 1);
+    (*outputs_)[i] = std::move(t);
+  }
+  // Allocates output `i` with the given dtype and shape.
+  absl::StatusOr<Tensor*> allocate_output(int i, DType dtype,
+                                          const Shape& shape) {
+    auto t = Tensor::Allocate(dtype, shape);
+    if (!t.ok()) return t.status();
+    set_output(i, std::move(*t));
+    return &(*outputs_)[i];
+  }
+  // The Model's resources (hash tables ...).
+  ResourceManager* resources() const { return resources_; }
+
+ private:
+  absl::Span<const Tensor* const> inputs_;
+  std::vector<Tensor>* outputs_;
+  ResourceManager* resources_;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual absl::Status Run(KernelContext& ctx) const = 0;
+};
+
+using KernelFactory =
+    absl::StatusOr<std::unique_ptr<Kernel>> (*)(const KernelInit& init);
+
+// Convenience for kernels with no load-time state: wraps a function.
+using KernelFn = absl::Status (*)(KernelContext& ctx);
+std::unique_ptr<Kernel> MakeFunctionKernel(KernelFn fn);
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_OPS_KERNEL_H_

@@ -1,0 +1,8 @@
+// PENDING: being written; registers nothing yet.
+#include "ops/builtin_ops.h"
+
+namespace graphrt {
+
+void RegisterBinaryOps(OpRegistry& r) {}
+
+}  // namespace graphrt
