@@ -68,10 +68,15 @@ struct TfjsModel {
   std::optional<Signature> signature;
   std::optional<Signature> initializer_signature;
   std::string user_defined_metadata_json;  // raw JSON text, "" if absent
+  // userDefinedMetadata.structuredOutputKeys (predict() returns a map keyed
+  // by these, in output order); empty if absent.
+  std::vector<std::string> structured_output_keys;
 
   // Decoded weights by name (Const node names; function consts are
   // "<function>/<const>").
   absl::flat_hash_map<std::string, Tensor> weights;
+  // The same names in manifest order (groups in order, entries in order).
+  std::vector<std::string> weight_names;
   WeightStats weight_stats;
 };
 

@@ -25,4 +25,13 @@ void RegisterBuiltinOps(OpRegistry& r) {
   RegisterHashTableOps(r);
 }
 
+const OpRegistry& BuiltinOps() {
+  static const OpRegistry* registry = [] {
+    auto* r = new OpRegistry();
+    RegisterBuiltinOps(*r);
+    return r;
+  }();
+  return *registry;
+}
+
 }  // namespace graphrt

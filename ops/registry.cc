@@ -21,13 +21,4 @@ std::vector<std::string> OpRegistry::OpNames() const {
   return names;
 }
 
-const OpRegistry& BuiltinOps() {
-  static const OpRegistry* registry = [] {
-    auto* r = new OpRegistry();
-    RegisterBuiltinOps(*r);
-    return r;
-  }();
-  return *registry;
-}
-
 }  // namespace graphrt

@@ -27,6 +27,7 @@ class OpRegistry {
 };
 
 // The registry with every built-in op (built once, then read-only).
+// Defined in ops/register.cc (target //ops:builtin).
 const OpRegistry& BuiltinOps();
 
 // Defined in ops/register.cc: adds every built-in op to `registry`.

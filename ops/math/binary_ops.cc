@@ -1,8 +1,239 @@
-// PENDING: being written; registers nothing yet.
+// Element-wise binary arithmetic with NumPy broadcasting: Add, AddV2, Sub,
+// Mul, RealDiv. Numeric dtypes float32, float64 and the 8/16/32/64-bit
+// signed and unsigned integers; Add/AddV2 also concatenate strings.
+// Integer arithmetic wraps on overflow (as TF's does on CPU, computed here
+// without UB). Integer RealDiv truncates toward zero like TF's Div and
+// fails on a zero divisor ("Integer division by zero").
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "ops/array/op_util.h"
+#include "ops/attrs.h"
 #include "ops/builtin_ops.h"
+#include "ops/math/broadcast.h"
+#include "runtime/status_macros.h"
 
 namespace graphrt {
+namespace {
 
-void RegisterBinaryOps(OpRegistry& r) {}
+enum class BinaryKind { kAdd, kSub, kMul, kDiv };
+
+template <typename T>
+constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// Unsigned type wide enough that integer arithmetic on it wraps without
+// promotion to (signed) int.
+template <typename T, bool = kIsInt<T>>
+struct WrapType {
+  using type = T;
+};
+template <typename T>
+struct WrapType<T, true> {
+  using type = std::conditional_t<(sizeof(T) < 4), uint32_t,
+                                  std::make_unsigned_t<T>>;
+};
+template <typename T>
+using Wrap = typename WrapType<T>::type;
+
+template <typename T>
+struct AddFn {
+  T operator()(const T& a, const T& b) const {
+    if constexpr (kIsInt<T>) {
+      return static_cast<T>(static_cast<Wrap<T>>(a) + static_cast<Wrap<T>>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+
+template <typename T>
+struct SubFn {
+  T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      return static_cast<T>(static_cast<Wrap<T>>(a) - static_cast<Wrap<T>>(b));
+    } else {
+      return a - b;
+    }
+  }
+};
+
+template <typename T>
+struct MulFn {
+  T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      return static_cast<T>(static_cast<Wrap<T>>(a) * static_cast<Wrap<T>>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+
+// Integer division: truncates toward zero; b != 0 is checked beforehand;
+// MIN / -1 wraps to MIN instead of trapping.
+template <typename T>
+struct DivFn {
+  T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) {
+          return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(a));
+        }
+      }
+      return static_cast<T>(a / b);
+    } else {
+      return a / b;
+    }
+  }
+};
+
+template <typename T, typename Fn>
+void RunBroadcast(const ops::BroadcastPlan& plan, const T* x, const T* y,
+                  T* out, Fn fn) {
+  ops::ForEachBroadcastRow(
+      plan, ops::kParallelMinElements,
+      [=](int64_t xo, int64_t yo, int64_t oo, int64_t n, int64_t xs,
+          int64_t ys) {
+        const T* __restrict xp = x + xo;
+        const T* __restrict yp = y + yo;
+        T* __restrict op = out + oo;
+        if (xs != 0 && ys != 0) {
+          for (int64_t i = 0; i < n; ++i) op[i] = fn(xp[i], yp[i]);
+        } else if (xs != 0) {
+          const T& b = *yp;
+          for (int64_t i = 0; i < n; ++i) op[i] = fn(xp[i], b);
+        } else if (ys != 0) {
+          const T& a = *xp;
+          for (int64_t i = 0; i < n; ++i) op[i] = fn(a, yp[i]);
+        } else {
+          const T v = fn(*xp, *yp);
+          for (int64_t i = 0; i < n; ++i) op[i] = v;
+        }
+      });
+}
+
+const char* KindName(BinaryKind kind) {
+  switch (kind) {
+    case BinaryKind::kAdd:
+      return "Add";
+    case BinaryKind::kSub:
+      return "Sub";
+    case BinaryKind::kMul:
+      return "Mul";
+    case BinaryKind::kDiv:
+      return "RealDiv";
+  }
+  return "?";
+}
+
+bool IsNumericType(DType d) {
+  return ops::IsOneOf<float, double, int32_t, int64_t, uint8_t, int8_t,
+                      int16_t, uint16_t, uint32_t, uint64_t>(d);
+}
+
+bool Supports(BinaryKind kind, DType d) {
+  return IsNumericType(d) || (kind == BinaryKind::kAdd && d == DType::kString);
+}
+
+class BinaryKernel : public Kernel {
+ public:
+  // t == kInvalid: no T attr; any supported dtype.
+  BinaryKernel(BinaryKind kind, DType t) : kind_(kind), t_(t) {}
+
+  absl::Status Run(KernelContext& ctx) const override {
+    GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2));
+    const Tensor& x = ctx.input(0);
+    const Tensor& y = ctx.input(1);
+    if (x.dtype() != y.dtype()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected inputs of the same dtype, got ",
+                       x.DebugString(), " and ", y.DebugString()));
+    }
+    if (t_ != DType::kInvalid && x.dtype() != t_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected inputs of dtype ", DTypeName(t_),
+                       " (attr T), got ", x.DebugString()));
+    }
+    if (!Supports(kind_, x.dtype())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          KindName(kind_), " does not support dtype ", DTypeName(x.dtype())));
+    }
+    GRAPHRT_ASSIGN_OR_RETURN(ops::BroadcastPlan plan,
+                             ops::MakeBroadcastPlan(x.shape(), y.shape()));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        Tensor * out, ctx.allocate_output(0, x.dtype(), plan.out_shape));
+    if (out->num_elements() == 0) return absl::OkStatus();
+
+    if (x.dtype() == DType::kString) {
+      RunBroadcast(plan, x.data<std::string>(), y.data<std::string>(),
+                   out->mutable_data<std::string>(), AddFn<std::string>());
+      return absl::OkStatus();
+    }
+    return ops::DispatchDType<float, double, int32_t, int64_t, uint8_t, int8_t,
+                              int16_t, uint16_t, uint32_t, uint64_t>(
+        x.dtype(), KindName(kind_), [&](auto tag) -> absl::Status {
+          using T = typename decltype(tag)::type;
+          const T* xd = x.data<T>();
+          const T* yd = y.data<T>();
+          T* od = out->mutable_data<T>();
+          switch (kind_) {
+            case BinaryKind::kAdd:
+              RunBroadcast(plan, xd, yd, od, AddFn<T>());
+              break;
+            case BinaryKind::kSub:
+              RunBroadcast(plan, xd, yd, od, SubFn<T>());
+              break;
+            case BinaryKind::kMul:
+              RunBroadcast(plan, xd, yd, od, MulFn<T>());
+              break;
+            case BinaryKind::kDiv:
+              if constexpr (kIsInt<T>) {
+                for (int64_t i = 0; i < y.num_elements(); ++i) {
+                  if (yd[i] == T(0)) {
+                    return absl::InvalidArgumentError(
+                        "Integer division by zero");
+                  }
+                }
+              }
+              RunBroadcast(plan, xd, yd, od, DivFn<T>());
+              break;
+          }
+          return absl::OkStatus();
+        });
+  }
+
+ private:
+  BinaryKind kind_;
+  DType t_;
+};
+
+template <BinaryKind kKind>
+absl::StatusOr<std::unique_ptr<Kernel>> CreateBinary(const KernelInit& init) {
+  AttrReader attrs(init.node);
+  GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kInvalid));
+  if (t != DType::kInvalid && !Supports(kKind, t)) {
+    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
+                                         DTypeName(t), " for ",
+                                         init.node.op()));
+  }
+  if (init.num_inputs != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(init.node.op(), " '", init.node.name(),
+                     "' needs 2 inputs, has ", init.num_inputs));
+  }
+  return std::unique_ptr<Kernel>(new BinaryKernel(kKind, t));
+}
+
+}  // namespace
+
+void RegisterBinaryOps(OpRegistry& r) {
+  r.Register("Add", CreateBinary<BinaryKind::kAdd>);
+  r.Register("AddV2", CreateBinary<BinaryKind::kAdd>);
+  r.Register("Sub", CreateBinary<BinaryKind::kSub>);
+  r.Register("Mul", CreateBinary<BinaryKind::kMul>);
+  r.Register("RealDiv", CreateBinary<BinaryKind::kDiv>);
+}
 
 }  // namespace graphrt

@@ -1,0 +1,173 @@
+#include "converter/graph.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "converter/tensor_proto.h"
+#include "ops/attrs.h"
+#include "runtime/status_macros.h"
+
+namespace graphrt {
+namespace {
+
+// Splits "name:3" into ("name", 3); "name" -> ("name", 0).
+bool SplitTensorName(absl::string_view s, absl::string_view* node, int* index) {
+  size_t colon = s.rfind(':');
+  if (colon != absl::string_view::npos) {
+    int i;
+    if (absl::SimpleAtoi(s.substr(colon + 1), &i) && i >= 0) {
+      *node = s.substr(0, colon);
+      *index = i;
+      return true;
+    }
+  }
+  *node = s;
+  *index = 0;
+  return !s.empty();
+}
+
+// The Const value: the weight of that name (cast to the node's declared
+// dtype when the weight was stored narrower), else the `value` attr.
+absl::StatusOr<Tensor> ConstValue(const tensorflow::NodeDef& def,
+                                  const WeightMap& weights) {
+  AttrReader attrs(def);
+  GRAPHRT_ASSIGN_OR_RETURN(DType declared,
+                           attrs.GetType("dtype", DType::kInvalid));
+  auto it = weights.find(def.name());
+  if (it != weights.end()) {
+    const Tensor& w = it->second;
+    if (declared != DType::kInvalid && declared != w.dtype() &&
+        IsTriviallyCopyable(declared) && IsTriviallyCopyable(w.dtype())) {
+      return CastTensor(w, declared);
+    }
+    return w;
+  }
+  auto v = def.attr().find("value");
+  if (v != def.attr().end() && v->second.has_tensor()) {
+    const auto& proto = v->second.tensor();
+    bool has_payload = !proto.tensor_content().empty() ||
+                       proto.float_val_size() || proto.double_val_size() ||
+                       proto.int_val_size() || proto.int64_val_size() ||
+                       proto.string_val_size() || proto.bool_val_size() ||
+                       proto.half_val_size() || proto.scomplex_val_size() ||
+                       proto.dcomplex_val_size() || proto.uint32_val_size() ||
+                       proto.uint64_val_size();
+    // TF.js strips payloads; an empty payload with a non-empty shape means
+    // the weight is missing, not zeros.
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(proto));
+    if (has_payload || t.num_elements() == 0) return t;
+  }
+  return absl::NotFoundError("Const has no value: no weight of that name");
+}
+
+}  // namespace
+
+std::string NodeContext(const Node& node) {
+  return absl::StrCat("node '", node.name(), "' (op ", node.op(), ")");
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
+    const tensorflow::GraphDef& def, const WeightMap& weights,
+    const OpRegistry& registry, const std::string& what) {
+  auto graph = std::make_unique<Graph>();
+  graph->what_ = what;
+  graph->library_ = def.library();
+  graph->nodes_.resize(def.node_size());
+  for (int i = 0; i < def.node_size(); ++i) {
+    const auto& nd = def.node(i);
+    if (nd.name().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": node #", i, " (op ", nd.op(), ") has no name"));
+    }
+    if (!graph->by_name_.emplace(nd.name(), i).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": duplicate node name '", nd.name(), "'"));
+    }
+    graph->nodes_[i].id = i;
+    graph->nodes_[i].def = nd;
+  }
+  for (Node& node : graph->nodes_) {
+    for (const std::string& in : node.def.input()) {
+      bool control = !in.empty() && in[0] == '^';
+      absl::string_view ref = control ? absl::string_view(in).substr(1) : in;
+      absl::string_view src_name;
+      int index = 0;
+      if (control) {
+        src_name = ref;
+      } else if (!SplitTensorName(ref, &src_name, &index)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, ": ", NodeContext(node), " has an empty input name"));
+      }
+      auto src = graph->FindNode(src_name);
+      if (!src) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": ", NodeContext(node), " has input '", in,
+                         "' but there is no node '", src_name, "'"));
+      }
+      if (control) {
+        node.control_inputs.push_back(*src);
+      } else {
+        node.inputs.push_back({*src, index});
+      }
+      auto& consumers = graph->nodes_[*src].consumers;
+      if (std::find(consumers.begin(), consumers.end(), node.id) ==
+          consumers.end()) {
+        consumers.push_back(node.id);
+      }
+    }
+  }
+  for (Node& node : graph->nodes_) {
+    std::string context = absl::StrCat(what, ": ", NodeContext(node));
+    if (node.op() == "Const") {
+      auto value = ConstValue(node.def, weights);
+      if (!value.ok()) return WithContext(value.status(), context);
+      node.constant = std::move(*value);
+    }
+    KernelFactory factory = registry.Find(node.op());
+    if (factory == nullptr) {
+      return absl::UnimplementedError(
+          absl::StrCat(context, ": unknown op '", node.op(),
+                       "' (graphrt has no kernel for it)"));
+    }
+    KernelInit init{node.def, static_cast<int>(node.inputs.size()),
+                    node.op() == "Const" ? &node.constant : nullptr};
+    auto kernel = factory(init);
+    if (!kernel.ok()) return WithContext(kernel.status(), context);
+    node.kernel = std::move(*kernel);
+  }
+  return graph;
+}
+
+std::optional<int> Graph::FindNode(absl::string_view name) const {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+absl::StatusOr<Endpoint> Graph::ResolveTensor(
+    absl::string_view tensor_name) const {
+  absl::string_view node_name;
+  int index = 0;
+  if (auto whole = FindNode(tensor_name)) return Endpoint{*whole, 0};
+  if (!SplitTensorName(tensor_name, &node_name, &index)) {
+    return absl::InvalidArgumentError("empty tensor name");
+  }
+  auto id = FindNode(node_name);
+  if (!id) {
+    return absl::NotFoundError(absl::StrCat("no tensor '", tensor_name,
+                                            "' in the ", what_,
+                                            " (no node '", node_name, "')"));
+  }
+  return Endpoint{*id, index};
+}
+
+std::vector<int> Graph::Sinks() const {
+  std::vector<int> sinks;
+  for (const Node& n : nodes_) {
+    if (n.consumers.empty() && n.op() != "NoOp") sinks.push_back(n.id);
+  }
+  return sinks;
+}
+
+}  // namespace graphrt

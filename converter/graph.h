@@ -1,0 +1,85 @@
+// graphrt's internal graph: nodes with resolved kernels, data edges
+// (node:index) and control edges (^node), built from a GraphDef plus the
+// model's decoded weights.
+//
+// Building a Graph (load time) does all per-node work once: resolves every
+// input name, creates every kernel through the op registry (so an unknown op
+// or a bad attr is a load-time error naming the node), attaches Const
+// values, and checks that names are unique and every input exists. The
+// Graph is immutable afterwards and shared by concurrent Runs.
+#ifndef GRAPHRT_CONVERTER_GRAPH_H_
+#define GRAPHRT_CONVERTER_GRAPH_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "ops/kernel.h"
+#include "ops/registry.h"
+#include "proto/graph.pb.h"
+#include "runtime/tensor.h"
+
+namespace graphrt {
+
+struct Endpoint {
+  int node = -1;
+  int index = 0;
+  bool operator==(const Endpoint& o) const {
+    return node == o.node && index == o.index;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const Endpoint& e) {
+    return H::combine(std::move(h), e.node, e.index);
+  }
+};
+
+struct Node {
+  int id = -1;
+  tensorflow::NodeDef def;
+  std::vector<Endpoint> inputs;     // data inputs, in order
+  std::vector<int> control_inputs;  // ^inputs
+  std::vector<int> consumers;       // nodes using this one (data or control), unique
+  std::unique_ptr<Kernel> kernel;
+  Tensor constant;  // Const nodes: the value
+
+  const std::string& name() const { return def.name(); }
+  const std::string& op() const { return def.op(); }
+};
+
+// Weights by Const node name.
+using WeightMap = absl::flat_hash_map<std::string, Tensor>;
+
+class Graph {
+ public:
+  // `what` names the graph in errors ("inference graph", "initializer").
+  static absl::StatusOr<std::unique_ptr<Graph>> Build(
+      const tensorflow::GraphDef& def, const WeightMap& weights,
+      const OpRegistry& registry, const std::string& what);
+
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  const Node& node(int id) const { return nodes_[id]; }
+  std::optional<int> FindNode(absl::string_view name) const;
+  // "x", "x:0", "x:1" -> endpoint; error names the tensor.
+  absl::StatusOr<Endpoint> ResolveTensor(absl::string_view tensor_name) const;
+  // Nodes nothing consumes (the default outputs of a signature-less graph),
+  // in graph order, NoOps excluded.
+  std::vector<int> Sinks() const;
+  const tensorflow::FunctionDefLibrary& library() const { return library_; }
+  const std::string& what() const { return what_; }
+
+ private:
+  std::string what_;
+  std::vector<Node> nodes_;
+  absl::flat_hash_map<std::string, int> by_name_;
+  tensorflow::FunctionDefLibrary library_;
+};
+
+// "node 'x' (op Y)" — the context prefix used in errors.
+std::string NodeContext(const Node& node);
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_CONVERTER_GRAPH_H_

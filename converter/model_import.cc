@@ -1,0 +1,156 @@
+#include "converter/model_import.h"
+
+#include "absl/strings/str_cat.h"
+#include "ops/attrs.h"
+#include "runtime/status_macros.h"
+
+namespace graphrt {
+namespace {
+
+std::string TensorName(const Graph& g, Endpoint e) {
+  return absl::StrCat(g.node(e.node).name(), ":", e.index);
+}
+
+// Fills dtype/shape from the Placeholder's attrs, else from the signature.
+absl::Status DescribeInput(const Graph& g, IoSpec& spec) {
+  const Node& node = g.node(spec.endpoint.node);
+  if (node.op() == "Placeholder" || node.op() == "PlaceholderWithDefault") {
+    AttrReader attrs(node.def);
+    GRAPHRT_ASSIGN_OR_RETURN(DType dtype, attrs.GetType("dtype", spec.dtype));
+    spec.dtype = dtype;
+    if (attrs.Has("shape")) {
+      GRAPHRT_ASSIGN_OR_RETURN(spec.shape, attrs.GetShape("shape"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<IoSpec> ResolveEntry(const Graph& g, const SignatureEntry& e,
+                                    absl::string_view what) {
+  IoSpec spec;
+  spec.key = e.key;
+  auto ep = g.ResolveTensor(e.tensor_name.empty() ? e.key : e.tensor_name);
+  if (!ep.ok()) {
+    return WithContext(ep.status(),
+                       absl::StrCat("signature ", what, " '", e.key, "'"));
+  }
+  spec.endpoint = *ep;
+  spec.tensor_name = TensorName(g, *ep);
+  spec.dtype = e.dtype;
+  spec.shape = e.shape;
+  spec.resource_id = e.resource_id;
+  return spec;
+}
+
+}  // namespace
+
+absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
+                                              const OpRegistry& registry) {
+  ImportedModel out;
+  out.source = model.model_json;
+  out.weight_stats = model.weight_stats;
+  GRAPHRT_ASSIGN_OR_RETURN(
+      out.graph,
+      Graph::Build(model.topology, model.weights, registry, "inference graph"));
+  const Graph& g = *out.graph;
+
+  std::vector<IoSpec> resource_inputs;
+  if (model.signature.has_value()) {
+    out.has_signature = true;
+    for (const auto& e : model.signature->inputs) {
+      GRAPHRT_ASSIGN_OR_RETURN(IoSpec spec, ResolveEntry(g, e, "input"));
+      if (spec.resource_id.has_value() || spec.dtype == DType::kResource) {
+        resource_inputs.push_back(std::move(spec));
+        continue;
+      }
+      GRAPHRT_RETURN_IF_ERROR(DescribeInput(g, spec));
+      if (spec.dtype == DType::kResource) {
+        resource_inputs.push_back(std::move(spec));
+      } else {
+        out.inputs.push_back(std::move(spec));
+      }
+    }
+    for (const auto& e : model.signature->outputs) {
+      GRAPHRT_ASSIGN_OR_RETURN(IoSpec spec, ResolveEntry(g, e, "output"));
+      out.outputs.push_back(std::move(spec));
+    }
+  } else {
+    for (int id = 0; id < g.num_nodes(); ++id) {
+      const Node& node = g.node(id);
+      if (node.op() != "Placeholder" && node.op() != "PlaceholderWithDefault")
+        continue;
+      IoSpec spec;
+      spec.key = node.name();
+      spec.endpoint = {id, 0};
+      spec.tensor_name = TensorName(g, spec.endpoint);
+      GRAPHRT_RETURN_IF_ERROR(DescribeInput(g, spec));
+      if (spec.dtype == DType::kResource) {
+        resource_inputs.push_back(std::move(spec));
+      } else {
+        out.inputs.push_back(std::move(spec));
+      }
+    }
+    for (int id : g.Sinks()) {
+      const Node& node = g.node(id);
+      if (node.op() == "Const") continue;  // a dangling weight
+      IoSpec spec;
+      spec.key = node.name();
+      spec.endpoint = {id, 0};
+      spec.tensor_name = TensorName(g, spec.endpoint);
+      out.outputs.push_back(std::move(spec));
+    }
+  }
+
+  if (model.initializer.has_value() && model.initializer->node_size() > 0) {
+    GRAPHRT_ASSIGN_OR_RETURN(
+        out.initializer, Graph::Build(*model.initializer, model.weights,
+                                      registry, "initializer graph"));
+    const Graph& init = *out.initializer;
+    std::vector<std::pair<int64_t, Endpoint>> by_id;
+    if (model.initializer_signature.has_value()) {
+      for (const auto& e : model.initializer_signature->outputs) {
+        GRAPHRT_ASSIGN_OR_RETURN(IoSpec spec,
+                                 ResolveEntry(init, e, "initializer output"));
+        out.initializer_fetches.push_back(spec.endpoint);
+        if (spec.resource_id.has_value()) {
+          by_id.emplace_back(*spec.resource_id, spec.endpoint);
+        }
+      }
+    } else {
+      for (int id = 0; id < init.num_nodes(); ++id) {
+        if (init.node(id).consumers.empty()) {
+          out.initializer_fetches.push_back({id, 0});
+        }
+      }
+    }
+    for (const IoSpec& in : resource_inputs) {
+      if (!in.resource_id.has_value()) continue;
+      bool found = false;
+      for (const auto& [id, ep] : by_id) {
+        if (id == *in.resource_id) {
+          out.bindings.push_back({id, ep, in.endpoint, in.key});
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            model.model_json, ": resource input '", in.key,
+            "' has resourceId ", *in.resource_id,
+            " but no initializer output carries that resourceId"));
+      }
+    }
+  } else {
+    for (const IoSpec& in : resource_inputs) {
+      if (in.resource_id.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            model.model_json, ": resource input '", in.key,
+            "' has resourceId ", *in.resource_id,
+            " but the model has no modelInitializer"));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace graphrt

@@ -1,0 +1,307 @@
+#include "loader/weights_decoder.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/status_macros.h"
+
+namespace graphrt {
+namespace tfjs_internal {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "the TF.js weight decoder assumes a little-endian host");
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+enum class Quant { kNone, kUInt8, kUInt16, kFloat16 };
+
+// How one entry is stored and what it decodes to.
+struct Layout {
+  DType dtype = DType::kInvalid;  // decoded dtype
+  Quant quant = Quant::kNone;
+  int64_t stored_size = 0;        // bytes per element; 0 for strings
+  std::string stats_key;          // "float32", "float32<-uint8", ...
+};
+
+std::string DimsString(const std::vector<int64_t>& dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+// Mirrors the checks of tfjs-core's decodeWeight, with its wording where
+// it has one.
+absl::StatusOr<Layout> GetLayout(const WeightSpec& spec) {
+  Layout layout;
+  if (spec.dtype == "float32") {
+    layout.dtype = DType::kFloat32;
+    layout.stored_size = 4;
+  } else if (spec.dtype == "int32") {
+    layout.dtype = DType::kInt32;
+    layout.stored_size = 4;
+  } else if (spec.dtype == "bool") {
+    layout.dtype = DType::kBool;
+    layout.stored_size = 1;
+  } else if (spec.dtype == "string") {
+    layout.dtype = DType::kString;
+    layout.stored_size = 0;
+  } else if (spec.dtype == "complex64") {
+    layout.dtype = DType::kComplex64;
+    layout.stored_size = 8;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unsupported dtype '", spec.dtype,
+        "' (supported: float32, int32, bool, string, complex64)"));
+  }
+  layout.stats_key = spec.dtype;
+  if (spec.quantization.empty()) return layout;
+
+  if (spec.quantization == "uint8" || spec.quantization == "uint16") {
+    if (!spec.min.has_value() || !spec.scale.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "quantization ", spec.quantization,
+          " needs numeric 'min' and 'scale'"));
+    }
+    layout.quant =
+        spec.quantization == "uint8" ? Quant::kUInt8 : Quant::kUInt16;
+    layout.stored_size = spec.quantization == "uint8" ? 1 : 2;
+  } else if (spec.quantization == "float16") {
+    if (layout.dtype != DType::kFloat32) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("float16 quantization only supports float32 weights, "
+                       "not ", spec.dtype));
+    }
+    layout.quant = Quant::kFloat16;
+    layout.stored_size = 2;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown quantization dtype '", spec.quantization,
+        "' (supported: uint8, uint16, float16)"));
+  }
+  if (layout.dtype != DType::kFloat32 && layout.dtype != DType::kInt32) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "quantized weights must be float32 or int32, not ", spec.dtype));
+  }
+  layout.stats_key = absl::StrCat(spec.dtype, "<-", spec.quantization);
+  return layout;
+}
+
+uint16_t LoadU16(const char* p) {
+  uint16_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+uint32_t LoadU32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// Affine dequantization; `q * scale + min` in double as JavaScript does.
+// (loader/BUILD compiles with -ffp-contract=off so this is never an FMA.)
+inline double Affine(uint32_t q, double scale, double min) {
+  return static_cast<double>(q) * scale + min;
+}
+
+template <typename Q>
+void DequantizeAffine(const char* src, int64_t n, double scale, double min,
+                      Tensor* t) {
+  if (t->dtype() == DType::kFloat32) {
+    float* out = t->mutable_data<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      Q q;
+      std::memcpy(&q, src + i * sizeof(Q), sizeof(Q));
+      out[i] = static_cast<float>(Affine(q, scale, min));
+    }
+  } else {
+    int32_t* out = t->mutable_data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      Q q;
+      std::memcpy(&q, src + i * sizeof(Q), sizeof(Q));
+      out[i] = JsRoundToInt32(Affine(q, scale, min));
+    }
+  }
+}
+
+// Decodes a fixed-size entry (everything but strings).
+void DecodeFixed(const Layout& layout, const WeightSpec& spec,
+                 const char* src, int64_t n, Tensor* t) {
+  switch (layout.quant) {
+    case Quant::kUInt8:
+      DequantizeAffine<uint8_t>(src, n, *spec.scale, *spec.min, t);
+      return;
+    case Quant::kUInt16:
+      DequantizeAffine<uint16_t>(src, n, *spec.scale, *spec.min, t);
+      return;
+    case Quant::kFloat16: {
+      float* out = t->mutable_data<float>();
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = HalfBitsToFloat(LoadU16(src + 2 * i));
+      }
+      return;
+    }
+    case Quant::kNone:
+      break;
+  }
+  if (layout.dtype == DType::kBool) {
+    bool* out = t->mutable_data<bool>();
+    for (int64_t i = 0; i < n; ++i) out[i] = src[i] != 0;
+    return;
+  }
+  // float32, int32, complex64 (re, im interleaved = std::complex<float>).
+  if (n > 0) {
+    std::memcpy(t->raw_data(), src, static_cast<size_t>(n * layout.stored_size));
+  }
+}
+
+absl::Status DoesNotFit(const WeightSpec& spec, int64_t needed,
+                        int64_t offset, size_t total) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "weight '", spec.name, "' (", spec.dtype, " ", DimsString(spec.dims),
+      ") needs ", needed, " bytes at offset ", offset,
+      " but the shards hold only ", total, " bytes in total"));
+}
+
+absl::Status Allocate(DType dtype, const Shape& shape, absl::string_view where,
+                      Tensor* tensor) {
+  auto t = Tensor::Allocate(dtype, shape);
+  if (!t.ok()) return WithContext(t.status(), where);
+  *tensor = std::move(*t);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+float HalfBitsToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);  // inf / NaN, payload kept
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);  // 127 - 15 = 112
+  } else if (mant == 0) {
+    bits = sign;  // +-0
+  } else {
+    // Subnormal: value = mant * 2^-24; normalize.
+    int e = 113;  // exponent of 2^-14 in float32 bias (127 - 14)
+    while ((mant & 0x400u) == 0) {
+      mant <<= 1;
+      --e;
+    }
+    mant &= 0x3ffu;
+    bits = sign | (static_cast<uint32_t>(e) << 23) | (mant << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+int32_t JsRoundToInt32(double x) {
+  if (!std::isfinite(x)) return 0;
+  // Math.round: the closest integer, ties toward +inf. x - floor(x) is
+  // exact, unlike floor(x + 0.5) for 0.49999999999999994.
+  double r = std::floor(x);
+  if (x - r >= 0.5) r += 1.0;
+  // ToInt32: wrap modulo 2^32 into [-2^31, 2^31).
+  constexpr double k2to32 = 4294967296.0;
+  double m = std::fmod(r, k2to32);
+  if (m < 0) m += k2to32;
+  if (m >= 2147483648.0) m -= k2to32;
+  return static_cast<int32_t>(m);
+}
+
+absl::Status DecodeWeightGroup(absl::string_view data,
+                               absl::Span<const WeightSpec> specs,
+                               int64_t max_tensor_bytes,
+                               std::vector<std::pair<std::string, Tensor>>* out,
+                               WeightStats* stats) {
+  const int64_t total = static_cast<int64_t>(data.size());
+  int64_t offset = 0;
+  for (const WeightSpec& spec : specs) {
+    const std::string where = absl::StrCat("weight '", spec.name, "'");
+    auto layout_or = GetLayout(spec);
+    if (!layout_or.ok()) return WithContext(layout_or.status(), where);
+    const Layout& layout = *layout_or;
+    auto shape_or = Shape::Make(spec.dims);
+    if (!shape_or.ok()) return WithContext(shape_or.status(), where);
+    const Shape& shape = *shape_or;
+    const int64_t n = shape.num_elements();
+    const int64_t remaining = total - offset;
+
+    // Decoded size limit (string contents are bounded by the shard size).
+    const int64_t elem_size = static_cast<int64_t>(DTypeSize(layout.dtype));
+    if (n > max_tensor_bytes / elem_size) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          where, " (", spec.dtype, " ", shape.ToString(), ") would take more "
+          "than max_tensor_bytes = ", max_tensor_bytes, " bytes"));
+    }
+
+    int64_t stored = 0;
+    Tensor tensor;
+    if (layout.dtype == DType::kString) {
+      // Each element takes at least its 4-byte length: reject absurd
+      // shapes before allocating.
+      if (n > remaining / 4) {
+        return DoesNotFit(spec, n * 4, offset, data.size());
+      }
+      GRAPHRT_RETURN_IF_ERROR(Allocate(layout.dtype, shape, where, &tensor));
+      std::string* strings = tensor.mutable_data<std::string>();
+      int64_t pos = offset;
+      for (int64_t i = 0; i < n; ++i) {
+        if (total - pos < 4) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, " (string ", shape.ToString(), "): the length of element ",
+              i, " at offset ", pos, " runs past the end of the shards (",
+              total, " bytes)"));
+        }
+        const int64_t len = LoadU32(data.data() + pos);
+        pos += 4;
+        if (len > total - pos) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, " (string ", shape.ToString(), "): element ", i,
+              " of length ", len, " at offset ", pos,
+              " runs past the end of the shards (", total, " bytes)"));
+        }
+        strings[i].assign(data.data() + pos, static_cast<size_t>(len));
+        pos += len;
+      }
+      stored = pos - offset;
+    } else {
+      if (n > kInt64Max / layout.stored_size) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": shape ", shape.ToString(), " is too large"));
+      }
+      stored = n * layout.stored_size;
+      if (stored > remaining) {
+        return DoesNotFit(spec, stored, offset, data.size());
+      }
+      GRAPHRT_RETURN_IF_ERROR(Allocate(layout.dtype, shape, where, &tensor));
+      DecodeFixed(layout, spec, data.data() + offset, n, &tensor);
+    }
+    offset += stored;
+    WeightStats::Entry& entry = stats->by_dtype[layout.stats_key];
+    entry.count += 1;
+    entry.bytes_stored += stored;
+    stats->total_bytes += stored;
+    out->emplace_back(spec.name, std::move(tensor));
+  }
+  if (offset < total) {
+    if (specs.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the shards hold ", total, " bytes but the group has no weights"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the shards hold ", total - offset,
+        " extra bytes after the last weight '", specs.back().name,
+        "' (the weights take ", offset, " of ", total, " bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tfjs_internal
+}  // namespace graphrt

@@ -1,0 +1,194 @@
+// Small helpers shared by the array/ and math/ kernels: dtype dispatch,
+// reading int32/int64 index tensors (axes, shapes), axis normalisation,
+// dtype-generic element copies and a size-thresholded parallel loop.
+//
+// Every helper reports bad input as absl::InvalidArgumentError with a
+// message saying what was expected and what came; the executor adds the
+// node name and op.
+#ifndef GRAPHRT_OPS_ARRAY_OP_UTIL_H_
+#define GRAPHRT_OPS_ARRAY_OP_UTIL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "ops/kernel.h"
+#include "runtime/dtype.h"
+#include "runtime/resource.h"
+#include "runtime/tensor.h"
+#include "runtime/variant.h"
+
+namespace graphrt {
+namespace ops {
+
+// Carries a C++ element type into a generic lambda:
+//   [&](auto tag) { using T = typename decltype(tag)::type; ... }
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls `f(TypeTag<T>{})` for the C++ type T of `dtype` if T is one of Ts,
+// and returns its status; otherwise an "unsupported dtype" error that
+// starts with `what` (e.g. "Relu").
+template <typename... Ts, typename F>
+absl::Status DispatchDType(DType dtype, absl::string_view what, F&& f) {
+  absl::Status result;
+  const bool found = ((dtype == DTypeOf<Ts>::value &&
+                       (result = f(TypeTag<Ts>{}), true)) ||
+                      ...);
+  if (!found) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": unsupported dtype ", DTypeName(dtype)));
+  }
+  return result;
+}
+
+// True if `dtype` is one of Ts.
+template <typename... Ts>
+bool IsOneOf(DType dtype) {
+  return ((dtype == DTypeOf<Ts>::value) || ...);
+}
+
+// Fails unless the kernel got exactly `n` inputs.
+inline absl::Status CheckNumInputs(const KernelContext& ctx, int n) {
+  if (ctx.num_inputs() != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", n, " inputs, got ", ctx.num_inputs()));
+  }
+  return absl::OkStatus();
+}
+
+// Fails unless `t` has dtype `want`; `what` names the input ("bias").
+inline absl::Status CheckDType(const Tensor& t, DType want,
+                               absl::string_view what) {
+  if (t.dtype() != want) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", what, " of dtype ", DTypeName(want),
+                     ", got ", t.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// Reads the single value of an int32/int64 tensor with one element (a
+// scalar, or TF-style also a [1] vector) as int64.
+inline absl::StatusOr<int64_t> ReadIntScalar(const Tensor& t,
+                                             absl::string_view what) {
+  if (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", what, " to be int32 or int64, got ", t.DebugString()));
+  }
+  if (t.num_elements() != 1 || t.rank() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", what, " to be a scalar, got ", t.DebugString()));
+  }
+  return t.dtype() == DType::kInt32 ? int64_t{*t.data<int32_t>()}
+                                    : *t.data<int64_t>();
+}
+
+// Reads an int32/int64 scalar or vector as int64 values (a scalar gives
+// one value).
+inline absl::StatusOr<std::vector<int64_t>> ReadIntVector(
+    const Tensor& t, absl::string_view what) {
+  if (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", what, " to be int32 or int64, got ", t.DebugString()));
+  }
+  if (t.rank() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", what, " to be a scalar or vector, got ",
+        t.DebugString()));
+  }
+  std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    out[i] = t.dtype() == DType::kInt32 ? int64_t{t.data<int32_t>()[i]}
+                                        : t.data<int64_t>()[i];
+  }
+  return out;
+}
+
+// Maps `axis` in [-rank, rank) to [0, rank); `what` names it in errors
+// ("axis"), e.g. "expected axis in [-2, 2), got 3".
+inline absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank,
+                                         absl::string_view what) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", what, " in [", -rank, ", ", rank, "), got ", axis));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+// Product of dims [begin, end) of `shape`.
+inline int64_t DimProduct(const Shape& shape, int begin, int end) {
+  int64_t n = 1;
+  for (int i = begin; i < end; ++i) n *= shape.dim(i);
+  return n;
+}
+
+// Copies `n` elements of `dtype` from src[src_index...] to
+// dst[dst_index...] (indices in elements). Handles strings, resources and
+// variants by assignment, everything else by memcpy.
+inline void CopyElements(DType dtype, const void* src, int64_t src_index,
+                         void* dst, int64_t dst_index, int64_t n) {
+  if (n <= 0) return;
+  switch (dtype) {
+    case DType::kString: {
+      const auto* s = static_cast<const std::string*>(src) + src_index;
+      auto* d = static_cast<std::string*>(dst) + dst_index;
+      for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+      return;
+    }
+    case DType::kResource: {
+      const auto* s = static_cast<const ResourceHandle*>(src) + src_index;
+      auto* d = static_cast<ResourceHandle*>(dst) + dst_index;
+      for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+      return;
+    }
+    case DType::kVariant: {
+      const auto* s = static_cast<const Variant*>(src) + src_index;
+      auto* d = static_cast<Variant*>(dst) + dst_index;
+      for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+      return;
+    }
+    default: {
+      const size_t size = DTypeSize(dtype);
+      std::memcpy(static_cast<char*>(dst) + dst_index * size,
+                  static_cast<const char*>(src) + src_index * size,
+                  static_cast<size_t>(n) * size);
+      return;
+    }
+  }
+}
+
+// Element counts from which element-wise kernels split work over oneTBB.
+inline constexpr int64_t kParallelMinElements = 1 << 15;
+
+// Runs f(begin, end) over [0, n): inline when n < min_parallel, else in
+// chunks of at least min_parallel / 2 on oneTBB. `f` must only write
+// outputs for its own range, so results do not depend on thread count.
+template <typename F>
+void ParallelFor(int64_t n, int64_t min_parallel, const F& f) {
+  if (n <= 0) return;
+  if (n < min_parallel) {
+    f(int64_t{0}, n);
+    return;
+  }
+  const int64_t grain = min_parallel / 2 > 0 ? min_parallel / 2 : 1;
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                    [&f](const tbb::blocked_range<int64_t>& r) {
+                      f(r.begin(), r.end());
+                    });
+}
+
+}  // namespace ops
+}  // namespace graphrt
+
+#endif  // GRAPHRT_OPS_ARRAY_OP_UTIL_H_

@@ -1,0 +1,78 @@
+// Runs a Graph: given fed endpoints and fetched endpoints, executes the
+// nodes the fetches need, in dependency order.
+//
+// Plans. The first Run with a given set of feed and fetch names computes a
+// Plan (pruned node set, dependency counts, successor lists, last-use
+// counts, cycle and missing-input checks) and caches it; later Runs with the
+// same names reuse it. Plans are immutable and shared by concurrent Runs.
+//
+// Scheduling. With a task arena (threads > 1) ready nodes run as oneTBB
+// tasks: when a node finishes, each successor whose inputs are now all
+// available becomes ready; the first ready successor continues on the same
+// thread, the others are spawned. Without an arena (threads == 1) nodes run
+// one after another in the plan's topological order on the caller's thread.
+// Either way every kernel computes the same values, so results do not depend
+// on the thread count.
+//
+// Memory. A node's outputs are released as soon as its last consumer in the
+// plan has run (unless fetched).
+//
+// Errors. The first failing node stops the Run; its error is returned with
+// the node name and op prefixed. Nothing is left half-written: outputs are
+// returned only on success.
+#ifndef GRAPHRT_RUNTIME_EXECUTOR_H_
+#define GRAPHRT_RUNTIME_EXECUTOR_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "oneapi/tbb/task_arena.h"
+#include "converter/graph.h"
+#include "runtime/resource.h"
+#include "runtime/tensor.h"
+
+namespace graphrt {
+
+struct Feed {
+  Endpoint endpoint;
+  Tensor value;
+};
+
+struct Plan;
+
+class Executor {
+ public:
+  // `graph` and `resources` must outlive the Executor. `arena` may be null
+  // (run sequentially on the caller's thread).
+  Executor(const Graph* graph, ResourceManager* resources,
+           oneapi::tbb::task_arena* arena);
+  ~Executor();
+
+  // Thread-safe. Returns the fetched tensors in `fetches` order.
+  absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Feed> feeds,
+                                          absl::Span<const Endpoint> fetches) const;
+
+  // Number of nodes a Run with these feeds and fetches executes.
+  absl::StatusOr<int> CountNodes(absl::Span<const Feed> feeds,
+                                 absl::Span<const Endpoint> fetches) const;
+
+ private:
+  absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
+      absl::Span<const Feed> feeds, absl::Span<const Endpoint> fetches) const;
+
+  const Graph* graph_;
+  ResourceManager* resources_;
+  oneapi::tbb::task_arena* arena_;
+  mutable absl::Mutex mu_;
+  mutable absl::flat_hash_map<std::string, std::shared_ptr<const Plan>> plans_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace graphrt
+
+#endif  // GRAPHRT_RUNTIME_EXECUTOR_H_

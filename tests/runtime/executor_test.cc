@@ -1,0 +1,148 @@
+#include "runtime/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "google/protobuf/text_format.h"
+#include "ops/registry.h"
+
+namespace graphrt {
+namespace {
+
+std::unique_ptr<Graph> BuildGraph(const std::string& text,
+                                  WeightMap weights = {}) {
+  tensorflow::GraphDef def;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  auto g = Graph::Build(def, weights, BuiltinOps(), "test graph");
+  EXPECT_TRUE(g.ok()) << g.status();
+  return g.ok() ? std::move(*g) : nullptr;
+}
+
+// A diamond of width 8: x -> a_i = x + c -> sum chain.
+std::string WideGraph() {
+  std::string text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } }
+  )pb";
+  for (int i = 0; i < 8; ++i) {
+    text += "node { name: \"a" + std::to_string(i) +
+            "\" op: \"AddV2\" input: \"x\" input: \"c\" "
+            "attr { key: \"T\" value { type: DT_FLOAT } } }\n";
+  }
+  text += "node { name: \"s0\" op: \"Identity\" input: \"a0\" }\n";
+  for (int i = 1; i < 8; ++i) {
+    text += "node { name: \"s" + std::to_string(i) +
+            "\" op: \"AddV2\" input: \"s" + std::to_string(i - 1) +
+            "\" input: \"a" + std::to_string(i) +
+            "\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
+  }
+  return text;
+}
+
+class ExecutorTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ExecutorTest, RunsInDependencyOrder) {
+  WeightMap w;
+  w["c"] = Tensor::Scalar<float>(1.f);
+  auto g = BuildGraph(WideGraph(), w);
+  ASSERT_NE(g, nullptr);
+  ResourceManager resources;
+  oneapi::tbb::task_arena arena(GetParam());
+  Executor exec(g.get(), &resources, GetParam() > 1 ? &arena : nullptr);
+  Endpoint x{*g->FindNode("x"), 0}, s7{*g->FindNode("s7"), 0};
+  for (int rep = 0; rep < 20; ++rep) {
+    std::vector<Feed> feeds = {{x, Tensor::FromVector<float>({1.f, 2.f})}};
+    auto out = exec.Run(feeds, {s7});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].data<float>()[0], 16.f);  // 8 * (1 + 1)
+    EXPECT_EQ((*out)[0].data<float>()[1], 24.f);  // 8 * (2 + 1)
+  }
+}
+
+TEST_P(ExecutorTest, ConcurrentRunsShareOneExecutor) {
+  WeightMap w;
+  w["c"] = Tensor::Scalar<float>(1.f);
+  auto g = BuildGraph(WideGraph(), w);
+  ASSERT_NE(g, nullptr);
+  ResourceManager resources;
+  oneapi::tbb::task_arena arena(GetParam());
+  Executor exec(g.get(), &resources, GetParam() > 1 ? &arena : nullptr);
+  Endpoint x{*g->FindNode("x"), 0}, s7{*g->FindNode("s7"), 0};
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        float v = static_cast<float>(t * 100 + i);
+        std::vector<Feed> feeds = {{x, Tensor::Scalar<float>(v)}};
+        auto out = exec.Run(feeds, {s7});
+        if (!out.ok() || (*out)[0].data<float>()[0] != 8 * (v + 1)) ++bad;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(1, 4));
+
+TEST(ExecutorErrors, MissingInputNamesIt) {
+  auto g = BuildGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "y" op: "Identity" input: "x" }
+  )pb");
+  ResourceManager resources;
+  Executor exec(g.get(), &resources, nullptr);
+  auto out = exec.Run({}, {{1, 0}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("missing input 'x'"), std::string::npos)
+      << out.status();
+}
+
+TEST(ExecutorErrors, CycleIsAnError) {
+  auto g = BuildGraph(R"pb(
+    node { name: "a" op: "Identity" input: "b" }
+    node { name: "b" op: "Identity" input: "a" }
+  )pb");
+  ResourceManager resources;
+  Executor exec(g.get(), &resources, nullptr);
+  auto out = exec.Run({}, {{1, 0}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("cycle"), std::string::npos);
+}
+
+TEST(ExecutorErrors, KernelErrorNamesNode) {
+  WeightMap w;
+  w["c"] = Tensor::FromVector<float>({1.f, 2.f, 3.f});
+  auto g = BuildGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "bad_add" op: "AddV2" input: "x" input: "c"
+           attr { key: "T" value { type: DT_FLOAT } } }
+  )pb", w);
+  ResourceManager resources;
+  Executor exec(g.get(), &resources, nullptr);
+  std::vector<Feed> feeds = {{{0, 0}, Tensor::FromVector<float>({1.f, 2.f})}};
+  auto out = exec.Run(feeds, {{2, 0}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("node 'bad_add' (op AddV2)"),
+            std::string::npos)
+      << out.status();
+}
+
+TEST(ExecutorErrors, MissingOutputIndex) {
+  auto g = BuildGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "y" op: "Identity" input: "x" }
+  )pb");
+  ResourceManager resources;
+  Executor exec(g.get(), &resources, nullptr);
+  std::vector<Feed> feeds = {{{0, 0}, Tensor::Scalar<float>(1.f)}};
+  auto out = exec.Run(feeds, {{1, 3}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("no output 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graphrt

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# End-to-end checks of the `graphrt` CLI: the commands work on the bundled
+# default model, and bad models / bad inputs give exit status 1 with one
+# clear line on stderr (never a signal).
+set -uo pipefail
+
+GRAPHRT="$1"
+MODEL="$2"          # models/text_classifier/model.json
+SAMPLE="$3"         # its sample_input.json
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+passed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_error NAME PATTERN CMD...: exit 1, stderr one line matching PATTERN.
+expect_error() {
+  local name="$1" pattern="$2"
+  shift 2
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  if [ "$rc" -ne 1 ]; then
+    fail "$name: exit $rc (want 1); stderr: $(cat "$TMP/err")"
+  elif ! grep -q "$pattern" "$TMP/err"; then
+    fail "$name: stderr lacks '$pattern': $(cat "$TMP/err")"
+  elif [ "$(wc -l <"$TMP/err")" -ne 1 ]; then
+    fail "$name: stderr is not one line: $(cat "$TMP/err")"
+  else
+    pass
+  fi
+}
+
+expect_ok() {
+  local name="$1"
+  shift
+  if "$@" >"$TMP/out" 2>"$TMP/err"; then pass; else
+    fail "$name: exit $?; stderr: $(cat "$TMP/err")"
+  fi
+}
+
+# --- the default model -------------------------------------------------------
+expect_ok "run" "$GRAPHRT" run "$MODEL" --inputs "$SAMPLE"
+expect_ok "run --output" "$GRAPHRT" run "$MODEL" --inputs "$SAMPLE" --output "$TMP/o.json"
+grep -q '"outputs"' "$TMP/o.json" && pass || fail "run --output wrote no outputs"
+expect_ok "run --expect self" "$GRAPHRT" run "$MODEL" --inputs "$SAMPLE" --expect "$TMP/o.json" --threads 1
+expect_ok "run default inputs" "$GRAPHRT" run "$MODEL"
+expect_ok "info" "$GRAPHRT" info "$MODEL"
+expect_ok "info --json" "$GRAPHRT" info "$MODEL" --json
+grep -q '"resources"' "$TMP/out" && pass || fail "info --json lacks resources"
+expect_ok "bench" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 3 --warmup 1
+last="$(tail -n 1 "$TMP/out")"
+for key in load_ms first_ms median_ms p10_ms p90_ms; do
+  echo "$last" | grep -q "\"$key\"" && pass || fail "bench JSON lacks $key: $last"
+done
+
+# --- bad models ---------------------------------------------------------------
+mk() {  # mk DIR JSON: a model folder with model.json
+  mkdir -p "$1"
+  printf '%s' "$2" >"$1/model.json"
+}
+TOPO='"modelTopology":{"node":[{"name":"x","op":"Placeholder","attr":{"dtype":{"type":"DT_FLOAT"}}},{"name":"w","op":"Const","attr":{"dtype":{"type":"DT_FLOAT"}}},{"name":"y","op":"AddV2","input":["x","w"],"attr":{"T":{"type":"DT_FLOAT"}}}]}'
+W='"weights":[{"name":"w","shape":[2],"dtype":"float32"}]'
+
+mk "$TMP/traversal" "{$TOPO,\"weightsManifest\":[{\"paths\":[\"../secret.bin\"],$W}]}"
+head -c 8 /dev/zero >"$TMP/secret.bin"
+expect_error "path traversal" "secret.bin" "$GRAPHRT" run "$TMP/traversal"
+
+mk "$TMP/absolute" "{$TOPO,\"weightsManifest\":[{\"paths\":[\"$TMP/secret.bin\"],$W}]}"
+expect_error "absolute path" "secret.bin" "$GRAPHRT" run "$TMP/absolute"
+
+mk "$TMP/truncated" "{$TOPO,\"weightsManifest\":[{\"paths\":[\"w.bin\"],$W}]}"
+head -c 5 /dev/zero >"$TMP/truncated/w.bin"
+expect_error "truncated shard" "'w'" "$GRAPHRT" run "$TMP/truncated"
+
+mk "$TMP/oversized" "{$TOPO,\"weightsManifest\":[{\"paths\":[\"w.bin\"],$W}]}"
+head -c 12 /dev/zero >"$TMP/oversized/w.bin"
+expect_error "oversized shard" "w.bin\|extra\|4 " "$GRAPHRT" run "$TMP/oversized"
+
+mk "$TMP/malformed" '{"modelTopology": {"node": [ '
+expect_error "malformed JSON" "model.json" "$GRAPHRT" run "$TMP/malformed"
+
+expect_error "missing model" "nope" "$GRAPHRT" run "$TMP/nope"
+
+mk "$TMP/unknown_op" '{"modelTopology":{"node":[{"name":"x","op":"Placeholder","attr":{"dtype":{"type":"DT_FLOAT"}}},{"name":"y","op":"TotallyUnknownOp","input":["x"]}]},"weightsManifest":[]}'
+expect_error "unknown op" "TotallyUnknownOp" "$GRAPHRT" run "$TMP/unknown_op"
+
+# --- bad inputs ---------------------------------------------------------------
+printf '%s' '{"inputs":[{"name":"tokens","dtype":"float32","shape":[1,8],"data_b64":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}]}' >"$TMP/wrong_dtype.json"
+expect_error "wrong input dtype" "tokens" "$GRAPHRT" run "$MODEL" --inputs "$TMP/wrong_dtype.json"
+
+printf '%s' '{"inputs":[]}' >"$TMP/no_inputs.json"
+expect_error "missing input" "missing input" "$GRAPHRT" run "$MODEL" --inputs "$TMP/no_inputs.json"
+
+printf '%s' '{"inputs":[{"name":"nope","dtype":"string","shape":[1],"strings":["a"]}]}' >"$TMP/unknown_input.json"
+expect_error "unknown input" "nope" "$GRAPHRT" run "$MODEL" --inputs "$TMP/unknown_input.json"
+
+printf '%s' '{"inputs":[{"name":"tokens","dtype":"string","shape":[3],"strings":["a","b","c"]}]}' >"$TMP/bad_shape.json"
+expect_error "wrong input shape" "shape" "$GRAPHRT" run "$MODEL" --inputs "$TMP/bad_shape.json"
+
+printf '%s' '{"inputs": [' >"$TMP/malformed_inputs.json"
+expect_error "malformed inputs" "malformed" "$GRAPHRT" run "$MODEL" --inputs "$TMP/malformed_inputs.json"
+
+expect_error "bad flag" "unknown flag" "$GRAPHRT" run "$MODEL" --bogus
+expect_error "bad threads" "threads" "$GRAPHRT" run "$MODEL" --threads -3
+
+echo "$passed passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,400 @@
+// The `graphrt` command-line tool: run, info and bench on a model.
+// Every error ends in one line on stderr and exit status 1.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "runtime/model.h"
+#include "runtime/status_macros.h"
+#include "tools/tensor_json.h"
+
+namespace graphrt {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kUsage[] =
+    "usage:\n"
+    "  graphrt run MODEL [--inputs FILE] [--output FILE] [--expect GOLDEN]"
+    " [--threads N]\n"
+    "  graphrt info MODEL [--json]\n"
+    "  graphrt bench MODEL [--inputs FILE] [--iters N] [--warmup N]"
+    " [--threads N]\n"
+    "MODEL is a TF.js model.json or the folder holding it.\n";
+
+struct Args {
+  std::string command;
+  std::string model;
+  std::map<std::string, std::string> flags;  // --name -> value ("" for bools)
+};
+
+absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
+  static const char* kValueFlags[] = {"inputs", "output", "expect", "threads",
+                                      "iters", "warmup"};
+  static const char* kBoolFlags[] = {"json"};
+  Args args;
+  if (argc < 2) return absl::InvalidArgumentError("missing command");
+  args.command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) == 0) {
+      std::string name = a.substr(2), value;
+      size_t eq = name.find('=');
+      bool has_value = eq != std::string::npos;
+      if (has_value) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      }
+      bool is_value = std::find_if(std::begin(kValueFlags), std::end(kValueFlags),
+                                   [&](const char* f) { return name == f; }) !=
+                      std::end(kValueFlags);
+      bool is_bool = std::find_if(std::begin(kBoolFlags), std::end(kBoolFlags),
+                                  [&](const char* f) { return name == f; }) !=
+                     std::end(kBoolFlags);
+      if (!is_value && !is_bool) {
+        return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
+      }
+      if (is_value && !has_value) {
+        if (i + 1 >= argc) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("flag --", name, " needs a value"));
+        }
+        value = argv[++i];
+      }
+      args.flags[name] = value;
+    } else if (args.model.empty()) {
+      args.model = a;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument '", a, "'"));
+    }
+  }
+  if (args.model.empty()) return absl::InvalidArgumentError("missing MODEL");
+  return args;
+}
+
+absl::StatusOr<int> IntFlag(const Args& args, const std::string& name,
+                            int default_value, int min_value) {
+  auto it = args.flags.find(name);
+  if (it == args.flags.end()) return default_value;
+  int v;
+  if (!absl::SimpleAtoi(it->second, &v) || v < min_value) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, " must be an integer >= ", min_value, ", got '",
+        it->second, "'"));
+  }
+  return v;
+}
+
+absl::StatusOr<std::unique_ptr<Model>> LoadModel(const Args& args) {
+  ModelOptions options;
+  GRAPHRT_ASSIGN_OR_RETURN(options.threads, IntFlag(args, "threads", 0, 0));
+  return Model::Load(args.model, options);
+}
+
+const IoSpec* FindInput(const Model& model, const std::string& name) {
+  for (const IoSpec& spec : model.inputs()) {
+    if (spec.key == name || spec.tensor_name == name ||
+        spec.tensor_name == absl::StrCat(name, ":0")) {
+      return &spec;
+    }
+  }
+  return nullptr;
+}
+
+// Inputs from --inputs (converted to the declared dtypes), or zeros/empty
+// strings of the declared shapes (unknown dims = 1) without it.
+absl::StatusOr<std::vector<NamedTensor>> MakeInputs(const Args& args,
+                                                    const Model& model) {
+  std::vector<NamedTensor> inputs;
+  auto it = args.flags.find("inputs");
+  if (it != args.flags.end()) {
+    GRAPHRT_ASSIGN_OR_RETURN(auto records,
+                             ReadTensorRecords(it->second, "inputs"));
+    for (auto& r : records) {
+      const IoSpec* spec = FindInput(model, r.name);
+      Tensor value = r.value;
+      if (spec != nullptr) {
+        GRAPHRT_ASSIGN_OR_RETURN(value, ConvertInput(r.name, value, spec->dtype));
+      }
+      inputs.push_back({r.name, std::move(value)});
+    }
+    return inputs;
+  }
+  for (const IoSpec& spec : model.inputs()) {
+    std::vector<int64_t> dims;
+    if (!spec.shape.unknown_rank()) {
+      for (int64_t d : spec.shape.dims()) dims.push_back(d < 0 ? 1 : d);
+    }
+    DType dtype = spec.dtype == DType::kInvalid ? DType::kFloat32 : spec.dtype;
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, Shape(dims)));
+    inputs.push_back({spec.key, std::move(t)});
+  }
+  return inputs;
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& text) {
+  std::string tmp = absl::StrCat(path, ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return absl::DataLossError(absl::StrCat("failed writing '", path, "'"));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+std::string Preview(const Tensor& t) {
+  std::vector<std::string> items;
+  int64_t n = std::min<int64_t>(t.num_elements(), 8);
+  for (int64_t i = 0; i < n; ++i) {
+    switch (t.dtype()) {
+      case DType::kFloat32: items.push_back(absl::StrCat(t.data<float>()[i])); break;
+      case DType::kFloat64: items.push_back(absl::StrCat(t.data<double>()[i])); break;
+      case DType::kInt32: items.push_back(absl::StrCat(t.data<int32_t>()[i])); break;
+      case DType::kInt64: items.push_back(absl::StrCat(t.data<int64_t>()[i])); break;
+      case DType::kUInt8: items.push_back(absl::StrCat(t.data<uint8_t>()[i])); break;
+      case DType::kBool: items.push_back(t.data<bool>()[i] ? "true" : "false"); break;
+      case DType::kString: items.push_back(absl::StrCat("\"", t.data<std::string>()[i], "\"")); break;
+      default: items.push_back("?");
+    }
+  }
+  if (t.num_elements() > n) items.push_back("...");
+  return absl::StrCat("[", absl::StrJoin(items, ", "), "]");
+}
+
+absl::Status CmdRun(const Args& args) {
+  GRAPHRT_ASSIGN_OR_RETURN(auto model, LoadModel(args));
+  GRAPHRT_ASSIGN_OR_RETURN(auto inputs, MakeInputs(args, *model));
+  GRAPHRT_ASSIGN_OR_RETURN(auto outputs, model->Run(inputs));
+  std::vector<TensorRecord> records;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const IoSpec& spec = model->outputs()[i];
+    records.push_back({spec.key, spec.tensor_name, outputs[i]});
+  }
+  auto out_it = args.flags.find("output");
+  if (out_it != args.flags.end()) {
+    Json doc;
+    doc["model"] = args.model;
+    Json arr = Json::array();
+    for (const auto& r : records) arr.push_back(TensorToJson(r));
+    doc["outputs"] = arr;
+    GRAPHRT_RETURN_IF_ERROR(WriteFileAtomically(out_it->second, doc.dump() + "\n"));
+  } else {
+    for (const auto& r : records) {
+      std::cout << r.name << " (" << r.tensor << "): " << r.value.DebugString()
+                << " " << Preview(r.value) << "\n";
+    }
+  }
+  auto expect_it = args.flags.find("expect");
+  if (expect_it != args.flags.end()) {
+    GRAPHRT_ASSIGN_OR_RETURN(auto golden,
+                             ReadTensorRecords(expect_it->second, "outputs"));
+    int checked = 0;
+    for (const auto& g : golden) {
+      const TensorRecord* mine = nullptr;
+      for (const auto& r : records) {
+        if (r.name == g.name || r.tensor == g.name ||
+            (!g.tensor.empty() && r.tensor == g.tensor) ||
+            r.tensor == absl::StrCat(g.name, ":0")) {
+          mine = &r;
+          break;
+        }
+      }
+      if (mine == nullptr) {
+        return absl::NotFoundError(absl::StrCat(
+            "golden output '", g.name, "' is not among the model's outputs"));
+      }
+      std::string diff = CompareTensors(mine->value, g.value);
+      if (!diff.empty()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("output '", g.name, "' differs from ",
+                         expect_it->second, ": ", diff));
+      }
+      ++checked;
+    }
+    std::cout << "matches " << expect_it->second << " (" << checked
+              << " outputs, rtol 1e-3, atol 1e-4)\n";
+  }
+  return absl::OkStatus();
+}
+
+Json SpecJson(const IoSpec& spec) {
+  Json j;
+  j["name"] = spec.key;
+  j["tensor"] = spec.tensor_name;
+  j["dtype"] = spec.dtype == DType::kInvalid ? std::string("unknown")
+                                             : std::string(DTypeName(spec.dtype));
+  j["shape"] = spec.shape.unknown_rank() ? Json(nullptr) : Json(spec.shape.dims());
+  return j;
+}
+
+absl::Status CmdInfo(const Args& args) {
+  GRAPHRT_ASSIGN_OR_RETURN(auto model, LoadModel(args));
+  const ImportedModel& im = model->imported();
+  Json doc;
+  doc["model"] = im.source;
+  Json inputs = Json::array(), outputs = Json::array();
+  for (const auto& s : model->inputs()) inputs.push_back(SpecJson(s));
+  for (const auto& s : model->outputs()) outputs.push_back(SpecJson(s));
+  doc["inputs"] = inputs;
+  doc["outputs"] = outputs;
+  std::map<std::string, int> ops;
+  for (int i = 0; i < im.graph->num_nodes(); ++i) ops[im.graph->node(i).op()]++;
+  doc["nodes"] = im.graph->num_nodes();
+  doc["ops"] = ops;
+  Json init;
+  init["nodes"] = im.initializer ? im.initializer->num_nodes() : 0;
+  Json resources = Json::array();
+  for (const auto& [name, res] : model->resources().List()) {
+    resources.push_back({{"name", name}, {"resource", res->DebugString()}});
+  }
+  init["resources"] = resources;
+  Json bindings = Json::array();
+  for (const auto& b : im.bindings) {
+    bindings.push_back({{"input", b.input_key}, {"resourceId", b.resource_id}});
+  }
+  init["bindings"] = bindings;
+  doc["initializer"] = init;
+  Json weights;
+  for (const auto& [dtype, e] : im.weight_stats.by_dtype) {
+    weights[dtype] = {{"count", e.count}, {"bytes", e.bytes_stored}};
+  }
+  doc["weights"] = weights;
+  doc["weight_bytes"] = im.weight_stats.total_bytes;
+  if (args.flags.count("json")) {
+    std::cout << doc.dump(2) << "\n";
+    return absl::OkStatus();
+  }
+  std::cout << "model: " << im.source << "\n";
+  auto print_specs = [](const char* title, const std::vector<IoSpec>& specs) {
+    std::cout << title << ":\n";
+    for (const auto& s : specs) {
+      std::cout << "  " << s.key << " (" << s.tensor_name << ") "
+                << (s.dtype == DType::kInvalid ? "?" : DTypeName(s.dtype)) << " "
+                << s.shape.ToString() << "\n";
+    }
+  };
+  print_specs("inputs", model->inputs());
+  print_specs("outputs", model->outputs());
+  std::cout << "ops (" << im.graph->num_nodes() << " nodes):\n";
+  for (const auto& [op, n] : ops) std::cout << "  " << op << " " << n << "\n";
+  std::cout << "initializer: " << init["nodes"].get<int>() << " nodes\n";
+  for (const auto& [name, res] : model->resources().List()) {
+    std::cout << "  " << name << ": " << res->DebugString() << "\n";
+  }
+  for (const auto& b : im.bindings) {
+    std::cout << "  resourceId " << b.resource_id << " -> input " << b.input_key << "\n";
+  }
+  std::cout << "weights (" << im.weight_stats.total_bytes << " bytes):\n";
+  for (const auto& [dtype, e] : im.weight_stats.by_dtype) {
+    std::cout << "  " << dtype << ": " << e.count << " tensors, "
+              << e.bytes_stored << " bytes\n";
+  }
+  return absl::OkStatus();
+}
+
+double Ms(Clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+absl::Status CmdBench(const Args& args) {
+  GRAPHRT_ASSIGN_OR_RETURN(int iters, IntFlag(args, "iters", 20, 1));
+  GRAPHRT_ASSIGN_OR_RETURN(int warmup, IntFlag(args, "warmup", 3, 0));
+  auto t0 = Clock::now();
+  GRAPHRT_ASSIGN_OR_RETURN(auto model, LoadModel(args));
+  double load_ms = Ms(Clock::now() - t0);
+  GRAPHRT_ASSIGN_OR_RETURN(auto inputs, MakeInputs(args, *model));
+  auto t1 = Clock::now();
+  GRAPHRT_RETURN_IF_ERROR(model->Run(inputs).status());
+  double first_ms = Ms(Clock::now() - t1);
+  for (int i = 0; i < warmup; ++i) {
+    GRAPHRT_RETURN_IF_ERROR(model->Run(inputs).status());
+  }
+  std::vector<double> times;
+  for (int i = 0; i < iters; ++i) {
+    auto s = Clock::now();
+    GRAPHRT_RETURN_IF_ERROR(model->Run(inputs).status());
+    times.push_back(Ms(Clock::now() - s));
+  }
+  std::sort(times.begin(), times.end());
+  auto pct = [&](double p) {
+    size_t i = static_cast<size_t>(p * (times.size() - 1) + 0.5);
+    return times[std::min(i, times.size() - 1)];
+  };
+  Json j;
+  j["model"] = args.model;
+  j["threads"] = model->threads();
+  j["iters"] = iters;
+  j["load_ms"] = load_ms;
+  j["first_ms"] = first_ms;
+  j["median_ms"] = pct(0.5);
+  j["p10_ms"] = pct(0.1);
+  j["p90_ms"] = pct(0.9);
+  std::cout << j.dump() << "\n";
+  return absl::OkStatus();
+}
+
+int Main(int argc, char** argv) {
+  absl::StatusOr<Args> args = ParseArgs(argc, argv);
+  absl::Status status;
+  if (!args.ok()) {
+    status = args.status();
+  } else if (args->command == "run") {
+    status = CmdRun(*args);
+  } else if (args->command == "info") {
+    status = CmdInfo(*args);
+  } else if (args->command == "bench") {
+    status = CmdBench(*args);
+  } else {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("unknown command '", args->command, "'"));
+  }
+  if (!status.ok()) {
+    std::string msg(status.message());
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    std::cerr << "graphrt: error: " << msg << "\n";
+    if (status.code() == absl::StatusCode::kInvalidArgument &&
+        (!args.ok() || (args->command != "run" && args->command != "info" &&
+                        args->command != "bench"))) {
+      std::cerr << kUsage;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace graphrt
+
+int main(int argc, char** argv) {
+  try {
+    return graphrt::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "graphrt: error: internal: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "graphrt: error: internal error\n";
+    return 1;
+  }
+}

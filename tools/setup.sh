@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# One-step set-up for a fresh Debian machine (README.md):
+#   bash tools/setup.sh demo   install what is missing, build graphrt, run the
+#                              bundled default model
+#   bash tools/setup.sh test   install what is missing, make the TF.js goldens
+#                              (cached), run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-demo}"
+
+CACHE="${GRAPHRT_CACHE:-$HOME/.cache/graphrt}"
+mkdir -p "$CACHE"
+export GRAPHRT_CACHE="$CACHE"
+
+packages=(bazel-bootstrap g++ libprotobuf-dev protobuf-compiler libabsl-dev
+          libeigen3-dev nlohmann-json3-dev libtbb-dev libgtest-dev
+          libbenchmark-dev)
+if [ "$mode" = test ]; then packages+=(nodejs npm); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+case "$mode" in
+  demo)
+    bazel build --config=opt //tools:graphrt
+    bazel-bin/tools/graphrt info models/text_classifier
+    bazel-bin/tools/graphrt run models/text_classifier \
+      --inputs models/text_classifier/sample_input.json
+    bazel-bin/tools/graphrt bench models/text_classifier \
+      --inputs models/text_classifier/sample_input.json
+    ;;
+  test)
+    # Goldens: TF.js 4.22 (pinned in tools/golden/package-lock.json) runs the
+    # bundled models on their sample inputs; outputs cached under $CACHE.
+    bash tools/golden/make_goldens.sh
+    shared=""
+    if [ -d ../shared/fixtures ]; then shared="$(cd ../shared && pwd)"; fi
+    GRAPHRT_SHARED="$shared" GRAPHRT_GOLDEN_DIR="$CACHE/goldens" \
+      bazel test //...
+    ;;
+  *)
+    echo "usage: bash tools/setup.sh demo|test" >&2
+    exit 2
+    ;;
+esac
