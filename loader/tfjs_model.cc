@@ -126,8 +126,8 @@ absl::StatusOr<int64_t> GetInt64(const Json& j, absl::string_view where) {
   if (j.is_number_float()) {
     double v = j.get<double>();
     // 2^63 is the first double past int64.
-    if (std::isfinite(v) && std::trunc(v) == v &&
-        v >= -9223372036854775808.0 && v < 9223372036854775808.0) {
+    if (std::isfinite(v) && std::trunc(v) == v && v >= -9223372036854775808.0 &&
+        v < 9223372036854775808.0) {
       return static_cast<int64_t>(v);
     }
     return Invalid(where, absl::StrCat("expected an integer, got ", Dump(j)));
@@ -188,7 +188,8 @@ absl::StatusOr<SignatureEntry> ParseTensorInfo(const std::string& key,
   SignatureEntry entry;
   entry.key = key;
   if (Has(j, "name")) {
-    if (!j["name"].is_string()) return Invalid(where + ".name", "expected a string");
+    if (!j["name"].is_string())
+      return Invalid(where + ".name", "expected a string");
     entry.tensor_name = j["name"].get<std::string>();
   }
   if (Has(j, "dtype")) {
@@ -205,7 +206,8 @@ absl::StatusOr<SignatureEntry> ParseTensorInfo(const std::string& key,
   }
   if (Has(j, "tensorShape")) {
     GRAPHRT_ASSIGN_OR_RETURN(
-        entry.shape, ParseTensorShape(j["tensorShape"], where + ".tensorShape"));
+        entry.shape,
+        ParseTensorShape(j["tensorShape"], where + ".tensorShape"));
   }
   if (Has(j, "resourceId")) {
     GRAPHRT_ASSIGN_OR_RETURN(entry.resource_id,
@@ -231,8 +233,8 @@ absl::StatusOr<Signature> ParseSignature(const Json& j,
   if (!j.is_object()) return Invalid(where, "expected an object");
   Signature sig;
   if (Has(j, "inputs")) {
-    GRAPHRT_ASSIGN_OR_RETURN(sig.inputs,
-                             ParseTensorInfoMap(j["inputs"], where + ".inputs"));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        sig.inputs, ParseTensorInfoMap(j["inputs"], where + ".inputs"));
   }
   if (Has(j, "outputs")) {
     GRAPHRT_ASSIGN_OR_RETURN(
@@ -284,12 +286,14 @@ absl::StatusOr<WeightSpec> ParseWeightSpec(const Json& j,
   }
   if (Has(j, "quantization")) {
     const Json& q = j["quantization"];
-    if (!q.is_object()) return Invalid(named + ".quantization", "expected an object");
+    if (!q.is_object())
+      return Invalid(named + ".quantization", "expected an object");
     if (!Has(q, "dtype") || !q["dtype"].is_string()) {
       return Invalid(named + ".quantization", "missing string 'dtype'");
     }
     spec.quantization = q["dtype"].get<std::string>();
-    if (Has(q, "min") && q["min"].is_number()) spec.min = q["min"].get<double>();
+    if (Has(q, "min") && q["min"].is_number())
+      spec.min = q["min"].get<double>();
     if (Has(q, "scale") && q["scale"].is_number()) {
       spec.scale = q["scale"].get<double>();
     }
@@ -309,7 +313,8 @@ absl::StatusOr<std::vector<WeightGroup>> ParseManifest(const Json& j) {
     WeightGroup out;
     if (Has(group, "paths")) {
       const Json& paths = group["paths"];
-      if (!paths.is_array()) return Invalid(gwhere + ".paths", "expected an array");
+      if (!paths.is_array())
+        return Invalid(gwhere + ".paths", "expected an array");
       for (size_t i = 0; i < paths.size(); ++i) {
         if (!paths[i].is_string()) {
           return Invalid(absl::StrCat(gwhere, ".paths[", i, "]"),
@@ -329,8 +334,9 @@ absl::StatusOr<std::vector<WeightGroup>> ParseManifest(const Json& j) {
             ParseWeightSpec(weights[i],
                             absl::StrCat(gwhere, ".weights[", i, "]")));
         if (!names.insert(spec.name).second) {
-          return Invalid(absl::StrCat(gwhere, ".weights[", i, "]"),
-                         absl::StrCat("duplicate weight name '", spec.name, "'"));
+          return Invalid(
+              absl::StrCat(gwhere, ".weights[", i, "]"),
+              absl::StrCat("duplicate weight name '", spec.name, "'"));
         }
         out.weights.push_back(std::move(spec));
       }
@@ -397,6 +403,17 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
     model.model_dir = Dirname(path);
     model.model_json = path;
   }
+  // Weight paths are resolved inside the folder where model.json really
+  // lives (a symlinked model.json, as in Bazel runfiles, brings its folder).
+  {
+    std::unique_ptr<char, decltype(&std::free)> real_json(
+        ::realpath(model.model_json.c_str(), nullptr), &std::free);
+    if (real_json == nullptr) {
+      return ErrnoStatus(errno,
+                         absl::StrCat("cannot open model ", model.model_json));
+    }
+    model.model_dir = Dirname(real_json.get());
+  }
   const std::string& file = model.model_json;
 
   std::string text;
@@ -435,8 +452,8 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
     model.signature = std::move(*sig);
   }
   if (Has(root, "initializerSignature")) {
-    auto sig = ParseSignature(root["initializerSignature"],
-                              "initializerSignature");
+    auto sig =
+        ParseSignature(root["initializerSignature"], "initializerSignature");
     if (!sig.ok()) return WithContext(sig.status(), file);
     model.initializer_signature = std::move(*sig);
   }
@@ -444,8 +461,8 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
     const Json& meta = root["userDefinedMetadata"];
     model.user_defined_metadata_json = Dump(meta);
     if (meta.is_object() && Has(meta, "signature")) {
-      auto sig = ParseSignature(meta["signature"],
-                                "userDefinedMetadata.signature");
+      auto sig =
+          ParseSignature(meta["signature"], "userDefinedMetadata.signature");
       if (!sig.ok()) return WithContext(sig.status(), file);
       model.signature = std::move(*sig);  // replaces the top-level one
     }
@@ -484,17 +501,18 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
 
 }  // namespace
 
-absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(const std::string& json) {
+absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(
+    const std::string& json) {
   tensorflow::GraphDef graph;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
-  auto status = google::protobuf::util::JsonStringToMessage(json, &graph,
-                                                           options);
+  auto status =
+      google::protobuf::util::JsonStringToMessage(json, &graph, options);
   if (!status.ok()) {
     auto message = status.message();
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid GraphDef JSON: ",
-        absl::string_view(message.data(), message.size())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid GraphDef JSON: ",
+                     absl::string_view(message.data(), message.size())));
   }
   return graph;
 }
@@ -504,8 +522,9 @@ absl::StatusOr<std::string> ResolveInside(const std::string& dir,
   const std::string where = absl::StrCat("weight path '", relative, "'");
   if (relative.empty()) return Invalid(where, "empty path");
   if (relative.front() == '/') {
-    return Invalid(where, "absolute paths are not allowed; weight paths are "
-                          "relative to the model folder");
+    return Invalid(where,
+                   "absolute paths are not allowed; weight paths are "
+                   "relative to the model folder");
   }
   for (absl::string_view part : absl::StrSplit(relative, '/')) {
     if (part == "..") {
@@ -518,7 +537,8 @@ absl::StatusOr<std::string> ResolveInside(const std::string& dir,
   std::unique_ptr<char, decltype(&std::free)> real_dir(
       ::realpath(dir.c_str(), nullptr), &std::free);
   if (real_dir == nullptr) {
-    return ErrnoStatus(errno, absl::StrCat("cannot resolve model folder ", dir));
+    return ErrnoStatus(errno,
+                       absl::StrCat("cannot resolve model folder ", dir));
   }
   const std::string joined = JoinPath(dir, relative);
   std::unique_ptr<char, decltype(&std::free)> real_file(
@@ -531,9 +551,9 @@ absl::StatusOr<std::string> ResolveInside(const std::string& dir,
   const std::string resolved = real_file.get();
   if (resolved.size() <= prefix.size() ||
       resolved.compare(0, prefix.size(), prefix) != 0) {
-    return Invalid(where, absl::StrCat("resolves to ", resolved,
-                                       ", outside the model folder ",
-                                       real_dir.get()));
+    return Invalid(where,
+                   absl::StrCat("resolves to ", resolved,
+                                ", outside the model folder ", real_dir.get()));
   }
   return resolved;
 }

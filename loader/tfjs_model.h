@@ -11,6 +11,13 @@
 // absolute paths, no symlinks leading out); every size is checked (a shard
 // shorter or longer than its manifest says is an error naming the weight).
 // Errors are absl::Status naming the file and the weight/key at fault.
+//
+// JSON handling: model.json is read with nlohmann::ordered_json, so
+// signature inputs/outputs keep the order of their keys in the file;
+// modelTopology / modelInitializer go through protobuf's JSON parser
+// (proto3 JSON rules, unknown fields ignored). Signature dtypes and shapes
+// are informational (TF.js checks Placeholder attrs): an unknown dtype name
+// gives DType::kInvalid rather than an error.
 #ifndef GRAPHRT_LOADER_TFJS_MODEL_H_
 #define GRAPHRT_LOADER_TFJS_MODEL_H_
 
@@ -56,7 +63,8 @@ struct WeightStats {
 };
 
 struct TfjsModel {
-  std::string model_dir;   // folder of model.json
+  std::string model_dir;   // folder where model.json really lives (symlinks
+                           // resolved); weight paths must stay inside it
   std::string model_json;  // path of model.json
   std::string format;
   std::string generated_by;
@@ -94,7 +102,8 @@ absl::StatusOr<TfjsModel> LoadTfjsModel(const std::string& path,
 absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(const std::string& json);
 
 // Resolves `relative` inside `dir`: rejects absolute paths, "..", and
-// paths (after following symlinks) that leave `dir`.
+// paths (after following symlinks) that leave `dir`. The file must exist
+// (NotFound otherwise); returns its canonical (realpath) path.
 absl::StatusOr<std::string> ResolveInside(const std::string& dir,
                                           const std::string& relative);
 

@@ -25,8 +25,8 @@ enum class Quant { kNone, kUInt8, kUInt16, kFloat16 };
 struct Layout {
   DType dtype = DType::kInvalid;  // decoded dtype
   Quant quant = Quant::kNone;
-  int64_t stored_size = 0;        // bytes per element; 0 for strings
-  std::string stats_key;          // "float32", "float32<-uint8", ...
+  int64_t stored_size = 0;  // bytes per element; 0 for strings
+  std::string stats_key;    // "float32", "float32<-uint8", ...
 };
 
 std::string DimsString(const std::vector<int64_t>& dims) {
@@ -53,18 +53,18 @@ absl::StatusOr<Layout> GetLayout(const WeightSpec& spec) {
     layout.dtype = DType::kComplex64;
     layout.stored_size = 8;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unsupported dtype '", spec.dtype,
-        "' (supported: float32, int32, bool, string, complex64)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unsupported dtype '", spec.dtype,
+                     "' (supported: float32, int32, bool, string, complex64)"));
   }
   layout.stats_key = spec.dtype;
   if (spec.quantization.empty()) return layout;
 
   if (spec.quantization == "uint8" || spec.quantization == "uint16") {
     if (!spec.min.has_value() || !spec.scale.has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "quantization ", spec.quantization,
-          " needs numeric 'min' and 'scale'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("quantization ", spec.quantization,
+                       " needs numeric 'min' and 'scale'"));
     }
     layout.quant =
         spec.quantization == "uint8" ? Quant::kUInt8 : Quant::kUInt16;
@@ -73,14 +73,15 @@ absl::StatusOr<Layout> GetLayout(const WeightSpec& spec) {
     if (layout.dtype != DType::kFloat32) {
       return absl::InvalidArgumentError(
           absl::StrCat("float16 quantization only supports float32 weights, "
-                       "not ", spec.dtype));
+                       "not ",
+                       spec.dtype));
     }
     layout.quant = Quant::kFloat16;
     layout.stored_size = 2;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown quantization dtype '", spec.quantization,
-        "' (supported: uint8, uint16, float16)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown quantization dtype '", spec.quantization,
+                     "' (supported: uint8, uint16, float16)"));
   }
   if (layout.dtype != DType::kFloat32 && layout.dtype != DType::kInt32) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -129,8 +130,8 @@ void DequantizeAffine(const char* src, int64_t n, double scale, double min,
 }
 
 // Decodes a fixed-size entry (everything but strings).
-void DecodeFixed(const Layout& layout, const WeightSpec& spec,
-                 const char* src, int64_t n, Tensor* t) {
+void DecodeFixed(const Layout& layout, const WeightSpec& spec, const char* src,
+                 int64_t n, Tensor* t) {
   switch (layout.quant) {
     case Quant::kUInt8:
       DequantizeAffine<uint8_t>(src, n, *spec.scale, *spec.min, t);
@@ -155,12 +156,13 @@ void DecodeFixed(const Layout& layout, const WeightSpec& spec,
   }
   // float32, int32, complex64 (re, im interleaved = std::complex<float>).
   if (n > 0) {
-    std::memcpy(t->raw_data(), src, static_cast<size_t>(n * layout.stored_size));
+    std::memcpy(t->raw_data(), src,
+                static_cast<size_t>(n * layout.stored_size));
   }
 }
 
-absl::Status DoesNotFit(const WeightSpec& spec, int64_t needed,
-                        int64_t offset, size_t total) {
+absl::Status DoesNotFit(const WeightSpec& spec, int64_t needed, int64_t offset,
+                        size_t total) {
   return absl::InvalidArgumentError(absl::StrCat(
       "weight '", spec.name, "' (", spec.dtype, " ", DimsString(spec.dims),
       ") needs ", needed, " bytes at offset ", offset,
@@ -236,9 +238,11 @@ absl::Status DecodeWeightGroup(absl::string_view data,
     // Decoded size limit (string contents are bounded by the shard size).
     const int64_t elem_size = static_cast<int64_t>(DTypeSize(layout.dtype));
     if (n > max_tensor_bytes / elem_size) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          where, " (", spec.dtype, " ", shape.ToString(), ") would take more "
-          "than max_tensor_bytes = ", max_tensor_bytes, " bytes"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat(where, " (", spec.dtype, " ", shape.ToString(),
+                       ") would take more "
+                       "than max_tensor_bytes = ",
+                       max_tensor_bytes, " bytes"));
     }
 
     int64_t stored = 0;
@@ -273,8 +277,8 @@ absl::Status DecodeWeightGroup(absl::string_view data,
       stored = pos - offset;
     } else {
       if (n > kInt64Max / layout.stored_size) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": shape ", shape.ToString(), " is too large"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": shape ", shape.ToString(), " is too large"));
       }
       stored = n * layout.stored_size;
       if (stored > remaining) {
@@ -295,10 +299,10 @@ absl::Status DecodeWeightGroup(absl::string_view data,
       return absl::InvalidArgumentError(absl::StrCat(
           "the shards hold ", total, " bytes but the group has no weights"));
     }
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the shards hold ", total - offset,
-        " extra bytes after the last weight '", specs.back().name,
-        "' (the weights take ", offset, " of ", total, " bytes)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the shards hold ", total - offset,
+                     " extra bytes after the last weight '", specs.back().name,
+                     "' (the weights take ", offset, " of ", total, " bytes)"));
   }
   return absl::OkStatus();
 }

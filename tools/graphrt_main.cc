@@ -358,6 +358,11 @@ absl::Status CmdBench(const Args& args) {
 int Main(int argc, char** argv) {
   absl::StatusOr<Args> args = ParseArgs(argc, argv);
   absl::Status status;
+  if (argc == 2 && (std::string(argv[1]) == "help" ||
+                    std::string(argv[1]) == "--help")) {
+    std::cout << kUsage;
+    return 0;
+  }
   if (!args.ok()) {
     status = args.status();
   } else if (args->command == "run") {
@@ -373,12 +378,9 @@ int Main(int argc, char** argv) {
   if (!status.ok()) {
     std::string msg(status.message());
     std::replace(msg.begin(), msg.end(), '\n', ' ');
-    std::cerr << "graphrt: error: " << msg << "\n";
-    if (status.code() == absl::StatusCode::kInvalidArgument &&
-        (!args.ok() || (args->command != "run" && args->command != "info" &&
-                        args->command != "bench"))) {
-      std::cerr << kUsage;
-    }
+    std::cerr << "graphrt: error: " << msg;
+    if (!args.ok()) std::cerr << " (see 'graphrt help')";
+    std::cerr << "\n";
     return 1;
   }
   return 0;

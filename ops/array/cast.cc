@@ -129,12 +129,12 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateCast(const KernelInit& init) {
   GRAPHRT_ASSIGN_OR_RETURN(DType dst, attrs.RequireType("DstT"));
   GRAPHRT_ASSIGN_OR_RETURN(DType src, attrs.GetType("SrcT", DType::kInvalid));
   if (!IsCastType(dst)) {
-    return attrs.Error("DstT", absl::StrCat("has unsupported dtype ",
-                                            DTypeName(dst)));
+    return attrs.Error("DstT",
+                       absl::StrCat("has unsupported dtype ", DTypeName(dst)));
   }
   if (src != DType::kInvalid && !IsCastType(src)) {
-    return attrs.Error("SrcT", absl::StrCat("has unsupported dtype ",
-                                            DTypeName(src)));
+    return attrs.Error("SrcT",
+                       absl::StrCat("has unsupported dtype ", DTypeName(src)));
   }
   if (init.num_inputs != 1) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -23,9 +23,9 @@ class ConcatKernel : public Kernel {
   absl::Status Run(KernelContext& ctx) const override {
     const int num_values = ctx.num_inputs() - 1;
     if (num_values < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected at least 2 inputs (values and axis), got ",
-          ctx.num_inputs()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected at least 2 inputs (values and axis), got ",
+                       ctx.num_inputs()));
     }
     const int first = axis_first_ ? 1 : 0;
     const Tensor& axis_t = ctx.input(axis_first_ ? 0 : num_values);
@@ -49,18 +49,17 @@ class ConcatKernel : public Kernel {
             in0.DebugString(), ", values[", k, "] is ", in.DebugString()));
       }
       if (in.rank() != rank) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "ranks of all values must match: shape[0] = ",
-            in0.shape().ToString(), " vs. shape[", k,
-            "] = ", in.shape().ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("ranks of all values must match: shape[0] = ",
+                         in0.shape().ToString(), " vs. shape[", k,
+                         "] = ", in.shape().ToString()));
       }
       for (int d = 0; d < rank; ++d) {
         if (d != axis && in.dim(d) != in0.dim(d)) {
           return absl::InvalidArgumentError(absl::StrCat(
               "dimension ", d, " in both shapes must be equal: shape[0] = ",
-              in0.shape().ToString(), " vs. shape[", k,
-              "] = ", in.shape().ToString(), " (concatenating on axis ",
-              axis, ")"));
+              in0.shape().ToString(), " vs. shape[", k, "] = ",
+              in.shape().ToString(), " (concatenating on axis ", axis, ")"));
         }
       }
       axis_total += in.dim(axis);
@@ -91,10 +90,9 @@ class ConcatKernel : public Kernel {
         }
       }
     };
-    const int64_t min_rows =
-        out_row >= ops::kParallelMinElements
-            ? 2
-            : ops::kParallelMinElements / out_row;
+    const int64_t min_rows = out_row >= ops::kParallelMinElements
+                                 ? 2
+                                 : ops::kParallelMinElements / out_row;
     ops::ParallelFor(outer, min_rows, copy_rows);
     return absl::OkStatus();
   }
@@ -103,8 +101,8 @@ class ConcatKernel : public Kernel {
   bool axis_first_;
 };
 
-absl::StatusOr<std::unique_ptr<Kernel>> CreateConcatImpl(
-    const KernelInit& init, bool axis_first) {
+absl::StatusOr<std::unique_ptr<Kernel>> CreateConcatImpl(const KernelInit& init,
+                                                         bool axis_first) {
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(int64_t n, attrs.GetInt("N", init.num_inputs - 1));
   if (n < 1) return attrs.Error("N", absl::StrCat("must be >= 1, got ", n));
@@ -115,8 +113,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateConcatImpl(
   }
   GRAPHRT_ASSIGN_OR_RETURN(DType tidx, attrs.GetType("Tidx", DType::kInt32));
   if (tidx != DType::kInt32 && tidx != DType::kInt64) {
-    return attrs.Error("Tidx", absl::StrCat("must be int32 or int64, got ",
-                                            DTypeName(tidx)));
+    return attrs.Error(
+        "Tidx", absl::StrCat("must be int32 or int64, got ", DTypeName(tidx)));
   }
   return std::unique_ptr<Kernel>(new ConcatKernel(axis_first));
 }

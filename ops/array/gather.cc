@@ -32,9 +32,8 @@ std::string MultiIndex(const Shape& shape, int64_t flat) {
 
 // Reads index `i` of an int32/int64 tensor.
 inline int64_t IndexAt(const Tensor& indices, int64_t i) {
-  return indices.dtype() == DType::kInt32
-             ? int64_t{indices.data<int32_t>()[i]}
-             : indices.data<int64_t>()[i];
+  return indices.dtype() == DType::kInt32 ? int64_t{indices.data<int32_t>()[i]}
+                                          : indices.data<int64_t>()[i];
 }
 
 class GatherKernel : public Kernel {
@@ -47,9 +46,9 @@ class GatherKernel : public Kernel {
     const Tensor& params = ctx.input(0);
     const Tensor& indices = ctx.input(1);
     if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected indices of dtype int32 or int64, got ",
-          indices.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected indices of dtype int32 or int64, got ",
+                       indices.DebugString()));
     }
     if (params.rank() < 1) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -78,9 +77,9 @@ class GatherKernel : public Kernel {
             params.rank(), ")"));
       }
       if (axis < bd) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "batch_dims (", bd, ") must be less than or equal to axis (",
-            axis, ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("batch_dims (", bd,
+                         ") must be less than or equal to axis (", axis, ")"));
       }
       for (int i = 0; i < bd; ++i) {
         if (params.dim(i) != indices.dim(i)) {
@@ -147,8 +146,8 @@ class GatherKernel : public Kernel {
   int64_t batch_dims_;
 };
 
-absl::StatusOr<std::unique_ptr<Kernel>> CreateGatherImpl(
-    const KernelInit& init, bool has_axis_input) {
+absl::StatusOr<std::unique_ptr<Kernel>> CreateGatherImpl(const KernelInit& init,
+                                                         bool has_axis_input) {
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(int64_t batch_dims, attrs.GetInt("batch_dims", 0));
   if (batch_dims != 0 && !has_axis_input) {

@@ -42,9 +42,9 @@ struct TypeTag {
 template <typename... Ts, typename F>
 absl::Status DispatchDType(DType dtype, absl::string_view what, F&& f) {
   absl::Status result;
-  const bool found = ((dtype == DTypeOf<Ts>::value &&
-                       (result = f(TypeTag<Ts>{}), true)) ||
-                      ...);
+  const bool found =
+      ((dtype == DTypeOf<Ts>::value && (result = f(TypeTag<Ts>{}), true)) ||
+       ...);
   if (!found) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": unsupported dtype ", DTypeName(dtype)));
@@ -61,8 +61,8 @@ bool IsOneOf(DType dtype) {
 // Fails unless the kernel got exactly `n` inputs.
 inline absl::Status CheckNumInputs(const KernelContext& ctx, int n) {
   if (ctx.num_inputs() != n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected ", n, " inputs, got ", ctx.num_inputs()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", n, " inputs, got ", ctx.num_inputs()));
   }
   return absl::OkStatus();
 }
@@ -72,8 +72,8 @@ inline absl::Status CheckDType(const Tensor& t, DType want,
                                absl::string_view what) {
   if (t.dtype() != want) {
     return absl::InvalidArgumentError(
-        absl::StrCat("expected ", what, " of dtype ", DTypeName(want),
-                     ", got ", t.DebugString()));
+        absl::StrCat("expected ", what, " of dtype ", DTypeName(want), ", got ",
+                     t.DebugString()));
   }
   return absl::OkStatus();
 }
@@ -104,8 +104,7 @@ inline absl::StatusOr<std::vector<int64_t>> ReadIntVector(
   }
   if (t.rank() > 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "expected ", what, " to be a scalar or vector, got ",
-        t.DebugString()));
+        "expected ", what, " to be a scalar or vector, got ", t.DebugString()));
   }
   std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
   for (int64_t i = 0; i < t.num_elements(); ++i) {
@@ -182,10 +181,9 @@ void ParallelFor(int64_t n, int64_t min_parallel, const F& f) {
     return;
   }
   const int64_t grain = min_parallel / 2 > 0 ? min_parallel / 2 : 1;
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
-                    [&f](const tbb::blocked_range<int64_t>& r) {
-                      f(r.begin(), r.end());
-                    });
+  tbb::parallel_for(
+      tbb::blocked_range<int64_t>(0, n, grain),
+      [&f](const tbb::blocked_range<int64_t>& r) { f(r.begin(), r.end()); });
 }
 
 }  // namespace ops

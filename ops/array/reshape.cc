@@ -35,8 +35,8 @@ absl::StatusOr<Shape> ReshapeTarget(const Shape& input,
       unknown_index = d;
       shape.AddDim(1);
     } else if (size < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "size ", d, " must be non-negative, not ", size));
+      return absl::InvalidArgumentError(
+          absl::StrCat("size ", d, " must be non-negative, not ", size));
     } else if (size == 0) {
       shape.AddDim(0);
       sizes_has_zero_dim = true;
@@ -76,8 +76,8 @@ absl::StatusOr<Shape> ReshapeTarget(const Shape& input,
   if (!checked.ok()) return checked.status();
   if (shape.num_elements() != input_elements) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "input to reshape is a tensor with ", input_elements,
-        " values (shape ", input.ToString(), "), but the requested shape [",
+        "input to reshape is a tensor with ", input_elements, " values (shape ",
+        input.ToString(), "), but the requested shape [",
         absl::StrJoin(sizes, ","), "] has ", shape.num_elements()));
   }
   return shape;
@@ -88,8 +88,8 @@ absl::Status RunReshape(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const Tensor& sizes_t = ctx.input(1);
   if (sizes_t.rank() > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "shape input must be 1-D, got ", sizes_t.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape input must be 1-D, got ", sizes_t.DebugString()));
   }
   GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
                            ops::ReadIntVector(sizes_t, "shape input"));

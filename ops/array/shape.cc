@@ -52,9 +52,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateShape(const KernelInit& init) {
                                                 DTypeName(out_type)));
   }
   if (init.num_inputs != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Shape '", init.node.name(), "' needs 1 input, has ",
-                     init.num_inputs));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Shape '", init.node.name(), "' needs 1 input, has ", init.num_inputs));
   }
   return std::make_unique<ShapeKernel>(out_type);
 }

@@ -73,9 +73,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateActivation(
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kInvalid));
   if (t != DType::kInvalid && !Supports(kAct, t)) {
-    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
-                                         DTypeName(t), " for ",
-                                         init.node.op()));
+    return attrs.Error("T", absl::StrCat("has unsupported dtype ", DTypeName(t),
+                                         " for ", init.node.op()));
   }
   float alpha = 0.0f;
   if (kAct == Activation::kLeakyRelu) {
@@ -88,13 +87,26 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateActivation(
   }
   const char* name = "Activation";
   switch (kAct) {
-    case Activation::kRelu: name = "Relu"; break;
-    case Activation::kRelu6: name = "Relu6"; break;
-    case Activation::kElu: name = "Elu"; break;
-    case Activation::kLeakyRelu: name = "LeakyRelu"; break;
-    case Activation::kSigmoid: name = "Sigmoid"; break;
-    case Activation::kTanh: name = "Tanh"; break;
-    case Activation::kNone: break;
+    case Activation::kRelu:
+      name = "Relu";
+      break;
+    case Activation::kRelu6:
+      name = "Relu6";
+      break;
+    case Activation::kElu:
+      name = "Elu";
+      break;
+    case Activation::kLeakyRelu:
+      name = "LeakyRelu";
+      break;
+    case Activation::kSigmoid:
+      name = "Sigmoid";
+      break;
+    case Activation::kTanh:
+      name = "Tanh";
+      break;
+    case Activation::kNone:
+      break;
   }
   return std::unique_ptr<Kernel>(new ActivationKernel(kAct, alpha, t, name));
 }

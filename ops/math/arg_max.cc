@@ -101,15 +101,15 @@ class ArgKernel : public Kernel {
                              ops::NormalizeAxis(dim, in.rank(), "dimension"));
     const int64_t n = in.dim(axis);
     if (n == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("reduction axis ", dim, " is empty in shape ",
-                       in.shape().ToString()));
+      return absl::InvalidArgumentError(absl::StrCat("reduction axis ", dim,
+                                                     " is empty in shape ",
+                                                     in.shape().ToString()));
     }
     if (output_type_ == DType::kInt32 &&
         n > std::numeric_limits<int32_t>::max()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "axis ", axis, " of ", in.DebugString(),
-          " is too long for output_type int32"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("axis ", axis, " of ", in.DebugString(),
+                       " is too long for output_type int32"));
     }
     Shape out_shape = in.shape();
     out_shape.RemoveDim(axis);
@@ -123,13 +123,11 @@ class ArgKernel : public Kernel {
         in.dtype(), kMax ? "ArgMax" : "ArgMin", [&](auto tag) {
           using T = typename decltype(tag)::type;
           if (output_type_ == DType::kInt32) {
-            ArgReduce<T, int32_t, kMax>(in.data<T>(),
-                                        out->mutable_data<int32_t>(), outer, n,
-                                        inner);
+            ArgReduce<T, int32_t, kMax>(
+                in.data<T>(), out->mutable_data<int32_t>(), outer, n, inner);
           } else {
-            ArgReduce<T, int64_t, kMax>(in.data<T>(),
-                                        out->mutable_data<int64_t>(), outer, n,
-                                        inner);
+            ArgReduce<T, int64_t, kMax>(
+                in.data<T>(), out->mutable_data<int64_t>(), outer, n, inner);
           }
           return absl::OkStatus();
         });
@@ -146,16 +144,16 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateArg(const KernelInit& init) {
   GRAPHRT_ASSIGN_OR_RETURN(DType output_type,
                            attrs.GetType("output_type", DType::kInt64));
   if (output_type != DType::kInt32 && output_type != DType::kInt64) {
-    return attrs.Error("output_type",
-                       absl::StrCat("must be int32 or int64, got ",
-                                    DTypeName(output_type)));
+    return attrs.Error(
+        "output_type",
+        absl::StrCat("must be int32 or int64, got ", DTypeName(output_type)));
   }
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kInvalid));
   if (t != DType::kInvalid &&
       !ops::IsOneOf<float, double, int32_t, int64_t, uint8_t, int8_t, int16_t,
                     uint16_t, uint32_t, uint64_t, bool>(t)) {
-    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
-                                         DTypeName(t)));
+    return attrs.Error("T",
+                       absl::StrCat("has unsupported dtype ", DTypeName(t)));
   }
   if (init.num_inputs != 2) {
     return absl::InvalidArgumentError(

@@ -18,8 +18,8 @@ namespace {
 template <typename T>
 inline T AddWrap(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    using W = std::conditional_t<(sizeof(T) < 4), uint32_t,
-                                 std::make_unsigned_t<T>>;
+    using W =
+        std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
     return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
   } else {
     return a + b;
@@ -31,10 +31,9 @@ template <typename T>
 void AddBias(const T* value, const T* bias, T* out, int64_t outer,
              int64_t channels, int64_t inner) {
   if (inner == 1) {
-    const int64_t min_rows =
-        channels >= ops::kParallelMinElements
-            ? 2
-            : ops::kParallelMinElements / channels;
+    const int64_t min_rows = channels >= ops::kParallelMinElements
+                                 ? 2
+                                 : ops::kParallelMinElements / channels;
     ops::ParallelFor(outer, min_rows, [=](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const T* __restrict v = value + r * channels;
@@ -44,9 +43,9 @@ void AddBias(const T* value, const T* bias, T* out, int64_t outer,
     });
     return;
   }
-  const int64_t min_planes =
-      inner >= ops::kParallelMinElements ? 2
-                                         : ops::kParallelMinElements / inner;
+  const int64_t min_planes = inner >= ops::kParallelMinElements
+                                 ? 2
+                                 : ops::kParallelMinElements / inner;
   ops::ParallelFor(outer * channels, min_planes,
                    [=](int64_t begin, int64_t end) {
                      for (int64_t p = begin; p < end; ++p) {
@@ -91,9 +90,8 @@ class BiasAddKernel : public Kernel {
     if (bias.dim(0) != channels) {
       return absl::InvalidArgumentError(absl::StrCat(
           "must provide as many biases as the channel dimension (",
-          nchw_ ? "NCHW dim 1" : "NHWC last dim",
-          ") of the input tensor: ", bias.shape().ToString(), " vs. ",
-          value.shape().ToString()));
+          nchw_ ? "NCHW dim 1" : "NHWC last dim", ") of the input tensor: ",
+          bias.shape().ToString(), " vs. ", value.shape().ToString()));
     }
     GRAPHRT_ASSIGN_OR_RETURN(
         Tensor * out, ctx.allocate_output(0, value.dtype(), value.shape()));
@@ -123,8 +121,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateBiasAdd(const KernelInit& init) {
   if (t != DType::kInvalid &&
       !ops::IsOneOf<float, double, int32_t, int64_t, uint8_t, int8_t, int16_t,
                     uint16_t>(t)) {
-    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
-                                         DTypeName(t)));
+    return attrs.Error("T",
+                       absl::StrCat("has unsupported dtype ", DTypeName(t)));
   }
   bool nchw = false;
   if (!kV1) {
@@ -133,8 +131,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateBiasAdd(const KernelInit& init) {
     if (format == "NCHW") {
       nchw = true;
     } else if (format != "NHWC" && !format.empty()) {
-      return attrs.Error("data_format", absl::StrCat("must be NHWC or NCHW, got '",
-                                                     format, "'"));
+      return attrs.Error(
+          "data_format",
+          absl::StrCat("must be NHWC or NCHW, got '", format, "'"));
     }
   }
   if (init.num_inputs != 2) {

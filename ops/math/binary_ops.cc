@@ -32,8 +32,8 @@ struct WrapType {
 };
 template <typename T>
 struct WrapType<T, true> {
-  using type = std::conditional_t<(sizeof(T) < 4), uint32_t,
-                                  std::make_unsigned_t<T>>;
+  using type =
+      std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
 };
 template <typename T>
 using Wrap = typename WrapType<T>::type;
@@ -92,26 +92,28 @@ struct DivFn {
 template <typename T, typename Fn>
 void RunBroadcast(const ops::BroadcastPlan& plan, const T* x, const T* y,
                   T* out, Fn fn) {
-  ops::ForEachBroadcastRow(
-      plan, ops::kParallelMinElements,
-      [=](int64_t xo, int64_t yo, int64_t oo, int64_t n, int64_t xs,
-          int64_t ys) {
-        const T* __restrict xp = x + xo;
-        const T* __restrict yp = y + yo;
-        T* __restrict op = out + oo;
-        if (xs != 0 && ys != 0) {
-          for (int64_t i = 0; i < n; ++i) op[i] = fn(xp[i], yp[i]);
-        } else if (xs != 0) {
-          const T& b = *yp;
-          for (int64_t i = 0; i < n; ++i) op[i] = fn(xp[i], b);
-        } else if (ys != 0) {
-          const T& a = *xp;
-          for (int64_t i = 0; i < n; ++i) op[i] = fn(a, yp[i]);
-        } else {
-          const T v = fn(*xp, *yp);
-          for (int64_t i = 0; i < n; ++i) op[i] = v;
-        }
-      });
+  ops::ForEachBroadcastRow(plan, ops::kParallelMinElements,
+                           [=](int64_t xo, int64_t yo, int64_t oo, int64_t n,
+                               int64_t xs, int64_t ys) {
+                             const T* __restrict xp = x + xo;
+                             const T* __restrict yp = y + yo;
+                             T* __restrict op = out + oo;
+                             if (xs != 0 && ys != 0) {
+                               for (int64_t i = 0; i < n; ++i)
+                                 op[i] = fn(xp[i], yp[i]);
+                             } else if (xs != 0) {
+                               const T& b = *yp;
+                               for (int64_t i = 0; i < n; ++i)
+                                 op[i] = fn(xp[i], b);
+                             } else if (ys != 0) {
+                               const T& a = *xp;
+                               for (int64_t i = 0; i < n; ++i)
+                                 op[i] = fn(a, yp[i]);
+                             } else {
+                               const T v = fn(*xp, *yp);
+                               for (int64_t i = 0; i < n; ++i) op[i] = v;
+                             }
+                           });
 }
 
 const char* KindName(BinaryKind kind) {
@@ -129,8 +131,8 @@ const char* KindName(BinaryKind kind) {
 }
 
 bool IsNumericType(DType d) {
-  return ops::IsOneOf<float, double, int32_t, int64_t, uint8_t, int8_t,
-                      int16_t, uint16_t, uint32_t, uint64_t>(d);
+  return ops::IsOneOf<float, double, int32_t, int64_t, uint8_t, int8_t, int16_t,
+                      uint16_t, uint32_t, uint64_t>(d);
 }
 
 bool Supports(BinaryKind kind, DType d) {
@@ -162,8 +164,8 @@ class BinaryKernel : public Kernel {
     }
     GRAPHRT_ASSIGN_OR_RETURN(ops::BroadcastPlan plan,
                              ops::MakeBroadcastPlan(x.shape(), y.shape()));
-    GRAPHRT_ASSIGN_OR_RETURN(
-        Tensor * out, ctx.allocate_output(0, x.dtype(), plan.out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
+                             ctx.allocate_output(0, x.dtype(), plan.out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
 
     if (x.dtype() == DType::kString) {
@@ -214,9 +216,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateBinary(const KernelInit& init) {
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kInvalid));
   if (t != DType::kInvalid && !Supports(kKind, t)) {
-    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
-                                         DTypeName(t), " for ",
-                                         init.node.op()));
+    return attrs.Error("T", absl::StrCat("has unsupported dtype ", DTypeName(t),
+                                         " for ", init.node.op()));
   }
   if (init.num_inputs != 2) {
     return absl::InvalidArgumentError(

@@ -51,9 +51,8 @@ inline absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(const Shape& x,
     } else if (xd[i] == 1) {
       d = yd[i];
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Incompatible shapes: ", x.ToString(), " vs. ",
-                       y.ToString()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Incompatible shapes: ", x.ToString(), " vs. ", y.ToString()));
     }
     plan.out_shape.AddDim(d);
     if (d == 1) continue;

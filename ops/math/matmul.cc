@@ -113,8 +113,8 @@ class MatMulKernel : public Kernel {
     if (k != k2) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Matrix size-incompatible: In[0]: ", a.shape().ToString(),
-          ", In[1]: ", b.shape().ToString(), " (transpose_a=",
-          c_.transpose_a, ", transpose_b=", c_.transpose_b, ")"));
+          ", In[1]: ", b.shape().ToString(), " (transpose_a=", c_.transpose_a,
+          ", transpose_b=", c_.transpose_b, ")"));
     }
     const Tensor* bias = nullptr;
     const Tensor* alpha = nullptr;
@@ -123,8 +123,8 @@ class MatMulKernel : public Kernel {
       if (bias->dtype() != a.dtype() || bias->rank() != 1 ||
           bias->dim(0) != n) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "expected bias of dtype ", DTypeName(a.dtype()), " and shape [",
-            n, "] (the output's last dimension), got ", bias->DebugString()));
+            "expected bias of dtype ", DTypeName(a.dtype()), " and shape [", n,
+            "] (the output's last dimension), got ", bias->DebugString()));
       }
       if (c_.prelu) {
         alpha = &ctx.input(3);
@@ -177,13 +177,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMatMul(const KernelInit& init) {
   GRAPHRT_ASSIGN_OR_RETURN(MatMulConfig c, ReadCommon(attrs));
   if (c.t != DType::kInvalid &&
       !ops::IsOneOf<float, double, int32_t, int64_t>(c.t)) {
-    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
-                                         DTypeName(c.t)));
+    return attrs.Error("T",
+                       absl::StrCat("has unsupported dtype ", DTypeName(c.t)));
   }
   if (init.num_inputs != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "MatMul '", init.node.name(), "' needs 2 inputs, has ",
-        init.num_inputs));
+    return absl::InvalidArgumentError(absl::StrCat("MatMul '", init.node.name(),
+                                                   "' needs 2 inputs, has ",
+                                                   init.num_inputs));
   }
   return std::unique_ptr<Kernel>(new MatMulKernel(c));
 }
@@ -194,8 +194,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateFusedMatMul(
   GRAPHRT_ASSIGN_OR_RETURN(MatMulConfig c, ReadCommon(attrs));
   c.fused = true;
   if (c.t != DType::kInvalid && !ops::IsOneOf<float, double>(c.t)) {
-    return attrs.Error("T", absl::StrCat("must be float32 or float64, got ",
-                                         DTypeName(c.t)));
+    return attrs.Error(
+        "T", absl::StrCat("must be float32 or float64, got ", DTypeName(c.t)));
   }
   GRAPHRT_ASSIGN_OR_RETURN(std::vector<std::string> fused_ops,
                            attrs.GetStringList("fused_ops", {}));
@@ -203,8 +203,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateFusedMatMul(
   GRAPHRT_ASSIGN_OR_RETURN(c.alpha, attrs.GetFloat("leakyrelu_alpha", 0.2f));
   const std::string listed =
       absl::StrCat("[", absl::StrJoin(fused_ops, ","), "]");
-  bool ok = !fused_ops.empty() && fused_ops.size() <= 2 &&
-            fused_ops[0] == "BiasAdd";
+  bool ok =
+      !fused_ops.empty() && fused_ops.size() <= 2 && fused_ops[0] == "BiasAdd";
   if (ok && fused_ops.size() == 2) {
     if (fused_ops[1] == "Prelu") {
       c.prelu = true;
@@ -223,15 +223,15 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateFusedMatMul(
   }
   const int64_t want_args = c.prelu ? 2 : 1;
   if (num_args != want_args) {
-    return attrs.Error("num_args", absl::StrCat("must be ", want_args,
-                                                " for fused_ops ", listed,
-                                                ", got ", num_args));
+    return attrs.Error("num_args",
+                       absl::StrCat("must be ", want_args, " for fused_ops ",
+                                    listed, ", got ", num_args));
   }
   c.num_args = static_cast<int>(num_args);
   if (init.num_inputs != 2 + c.num_args) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "_FusedMatMul '", init.node.name(), "' needs ", 2 + c.num_args,
-        " inputs, has ", init.num_inputs));
+    return absl::InvalidArgumentError(
+        absl::StrCat("_FusedMatMul '", init.node.name(), "' needs ",
+                     2 + c.num_args, " inputs, has ", init.num_inputs));
   }
   return std::unique_ptr<Kernel>(new MatMulKernel(c));
 }

@@ -92,8 +92,8 @@ void MeanTyped(const Tensor& in, const std::vector<bool>& reduced,
   const int64_t out_size = out->num_elements();
   const int64_t count = in.num_elements() / out_size;
   std::vector<Acc<T>> acc(out_size, Acc<T>(0));
-  if (count > 0) SumInto<T>(in.data<T>(), Collapse(in.shape(), reduced),
-                            acc.data());
+  if (count > 0)
+    SumInto<T>(in.data<T>(), Collapse(in.shape(), reduced), acc.data());
   T* o = out->mutable_data<T>();
   for (int64_t i = 0; i < out_size; ++i) {
     if constexpr (std::is_floating_point_v<T>) {
@@ -127,9 +127,9 @@ class MeanKernel : public Kernel {
     std::vector<bool> reduced(rank, false);
     for (int64_t axis : axes) {
       if (axis < -rank || axis >= rank) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "invalid reduction dimension ", axis, " for input ",
-            in.DebugString(), " with ", rank, " dimension(s)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("invalid reduction dimension ", axis, " for input ",
+                         in.DebugString(), " with ", rank, " dimension(s)"));
       }
       reduced[axis < 0 ? axis + rank : axis] = true;
     }
@@ -165,18 +165,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMean(const KernelInit& init) {
   if (t != DType::kInvalid &&
       !ops::IsOneOf<float, double, int32_t, int64_t, uint8_t, int8_t, int16_t,
                     uint16_t, uint32_t, uint64_t>(t)) {
-    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
-                                         DTypeName(t)));
+    return attrs.Error("T",
+                       absl::StrCat("has unsupported dtype ", DTypeName(t)));
   }
   GRAPHRT_ASSIGN_OR_RETURN(DType tidx, attrs.GetType("Tidx", DType::kInt32));
   if (tidx != DType::kInt32 && tidx != DType::kInt64) {
-    return attrs.Error("Tidx", absl::StrCat("must be int32 or int64, got ",
-                                            DTypeName(tidx)));
+    return attrs.Error(
+        "Tidx", absl::StrCat("must be int32 or int64, got ", DTypeName(tidx)));
   }
   if (init.num_inputs != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "Mean '", init.node.name(), "' needs 2 inputs, has ",
-        init.num_inputs));
+        "Mean '", init.node.name(), "' needs 2 inputs, has ", init.num_inputs));
   }
   return std::unique_ptr<Kernel>(new MeanKernel(keep_dims, t));
 }

@@ -16,10 +16,9 @@ namespace {
 template <typename T>
 void SoftmaxRows(const T* in, T* out, int64_t rows, int64_t depth) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-  const int64_t min_rows =
-      depth >= ops::kParallelMinElements / 4
-          ? 2
-          : ops::kParallelMinElements / 4 / depth;
+  const int64_t min_rows = depth >= ops::kParallelMinElements / 4
+                               ? 2
+                               : ops::kParallelMinElements / 4 / depth;
   ops::ParallelFor(rows, min_rows, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       Eigen::Map<const Array> x(in + r * depth, depth);
@@ -68,13 +67,13 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateSoftmax(const KernelInit& init) {
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kInvalid));
   if (t != DType::kInvalid && t != DType::kFloat32 && t != DType::kFloat64) {
-    return attrs.Error("T", absl::StrCat("must be float32 or float64, got ",
-                                         DTypeName(t)));
+    return attrs.Error(
+        "T", absl::StrCat("must be float32 or float64, got ", DTypeName(t)));
   }
   if (init.num_inputs != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Softmax '", init.node.name(), "' needs 1 input, has ",
-        init.num_inputs));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Softmax '", init.node.name(), "' needs 1 input, has ",
+                     init.num_inputs));
   }
   return std::unique_ptr<Kernel>(new SoftmaxKernel(t));
 }

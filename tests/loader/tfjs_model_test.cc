@@ -117,12 +117,20 @@ TEST(TfjsModelTest, ParsesTopologyAndMetadata) {
   EXPECT_EQ(model->weights.at("w").data<float>()[1], 2.0f);
 }
 
+std::string RealPath(const std::string& p) {
+  char* r = ::realpath(p.c_str(), nullptr);
+  std::string out = r ? r : p;
+  std::free(r);
+  return out;
+}
+
 TEST(TfjsModelTest, PathMayBeFileOrFolder) {
   TempModelDir dir;
   const std::string json_path = WriteModel(dir, Json::object());
   auto by_file = LoadTfjsModel(json_path);
   ASSERT_TRUE(by_file.ok()) << by_file.status();
-  EXPECT_EQ(by_file->model_dir, dir.path());
+  const std::string real_dir = RealPath(dir.path());
+  EXPECT_EQ(by_file->model_dir, real_dir);
   EXPECT_EQ(by_file->weights.size(), 1u);
   auto by_dir = LoadTfjsModel(dir.path() + "/");
   ASSERT_TRUE(by_dir.ok()) << by_dir.status();
@@ -142,8 +150,25 @@ TEST(TfjsModelTest, PathMayBeFileOrFolder) {
   auto dot = LoadTfjsModel(".");
   ASSERT_EQ(::chdir(cwd), 0);
   ASSERT_TRUE(relative.ok()) << relative.status();
-  EXPECT_EQ(relative->model_dir, ".");
+  EXPECT_EQ(relative->model_dir, real_dir);
   EXPECT_TRUE(dot.ok()) << dot.status();
+}
+
+// Regression: Bazel runfiles (and users) symlink model.json and its shards
+// one by one into another folder; the shards then resolve beside the real
+// model.json and must be accepted (they were rejected as "outside").
+TEST(TfjsModelTest, SymlinkedFilesResolveBesideRealModelJson) {
+  TempModelDir real;
+  WriteModel(real, Json::object());
+  TempModelDir links;
+  for (const char* f : {"model.json", "group1-shard1of1.bin"}) {
+    ASSERT_EQ(::symlink((real.path() + "/" + f).c_str(),
+                        (links.path() + "/" + f).c_str()),
+              0);
+  }
+  auto model = LoadTfjsModel(links.path());
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->model_dir, RealPath(real.path()));
 }
 
 TEST(TfjsModelTest, SignatureKeepsJsonKeyOrder) {
@@ -317,7 +342,8 @@ TEST(TfjsModelErrorTest, MalformedJson) {
 
 TEST(TfjsModelErrorTest, MissingOrBadTopology) {
   TempModelDir dir;
-  const std::string path = dir.Write("model.json", R"({"format": "graph-model"})");
+  const std::string path =
+      dir.Write("model.json", R"({"format": "graph-model"})");
   auto model = LoadTfjsModel(dir.path());
   ASSERT_FALSE(model.ok());
   EXPECT_THAT(Message(model.status()), HasSubstr(path));
@@ -337,8 +363,10 @@ TEST(TfjsModelErrorTest, MissingOrBadTopology) {
 
 TEST(TfjsModelErrorTest, BadSignatures) {
   TempModelDir dir;
-  WriteModel(dir, Json::parse(
-      R"({"signature": {"inputs": {"x": {"tensorShape": {"dim": [{"size": "abc"}]}}}}})"));
+  WriteModel(
+      dir,
+      Json::parse(
+          R"({"signature": {"inputs": {"x": {"tensorShape": {"dim": [{"size": "abc"}]}}}}})"));
   auto model = LoadTfjsModel(dir.path());
   ASSERT_FALSE(model.ok());
   EXPECT_THAT(Message(model.status()),
@@ -347,8 +375,10 @@ TEST(TfjsModelErrorTest, BadSignatures) {
   model = LoadTfjsModel(dir.path());
   ASSERT_FALSE(model.ok());
   EXPECT_THAT(Message(model.status()), HasSubstr("signature.inputs"));
-  WriteModel(dir, Json::parse(
-      R"({"initializerSignature": {"outputs": {"h": {"resourceId": "x"}}}})"));
+  WriteModel(
+      dir,
+      Json::parse(
+          R"({"initializerSignature": {"outputs": {"h": {"resourceId": "x"}}}})"));
   model = LoadTfjsModel(dir.path());
   ASSERT_FALSE(model.ok());
   EXPECT_THAT(Message(model.status()),
@@ -371,8 +401,9 @@ TEST(TfjsModelPathTest, RejectsParentTraversal) {
   TempModelDir parent;
   parent.Write("x.bin", Bytes().F32(1).F32(2).str());
   TempModelDir dir;
-  for (const std::string& bad : {std::string("../x.bin"), std::string("a/../../x.bin"),
-                                 std::string("sub/..")}) {
+  for (const std::string& bad :
+       {std::string("../x.bin"), std::string("a/../../x.bin"),
+        std::string("sub/..")}) {
     auto model = LoadWithShardPath(dir, bad);
     ASSERT_FALSE(model.ok()) << bad;
     EXPECT_THAT(Message(model.status()), HasSubstr("'..' is not allowed"));
@@ -381,8 +412,8 @@ TEST(TfjsModelPathTest, RejectsParentTraversal) {
   }
   // Even when the target exists (the model folder inside `parent`).
   auto model = LoadWithShardPath(
-      TempModelDir(), "../" + parent.path().substr(parent.path().rfind('/') + 1) +
-                          "/x.bin");
+      TempModelDir(),
+      "../" + parent.path().substr(parent.path().rfind('/') + 1) + "/x.bin");
   EXPECT_FALSE(model.ok());
 }
 
@@ -407,7 +438,8 @@ TEST(TfjsModelPathTest, RejectsSymlinkLeadingOutside) {
   EXPECT_THAT(Message(model.status()), HasSubstr("outside the model folder"));
   EXPECT_THAT(Message(model.status()), HasSubstr("evil.bin"));
   // A symlinked folder leading outside, too.
-  ASSERT_EQ(::symlink(outside.path().c_str(), (dir.path() + "/sub").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.path().c_str(), (dir.path() + "/sub").c_str()),
+            0);
   model = LoadWithShardPath(dir, "sub/x.bin");
   ASSERT_FALSE(model.ok());
   EXPECT_THAT(Message(model.status()), HasSubstr("outside the model folder"));
@@ -468,7 +500,8 @@ TEST_F(TfjsFixtureTest, DenseModel) {
   const std::string kernel =
       "StatefulPartitionedCall/sequential_1/dense_Dense1/MatMul/ReadVariableOp";
   const std::string bias =
-      "StatefulPartitionedCall/sequential_1/dense_Dense1/BiasAdd/ReadVariableOp";
+      "StatefulPartitionedCall/sequential_1/dense_Dense1/BiasAdd/"
+      "ReadVariableOp";
   EXPECT_THAT(model->weight_names, ElementsAre(kernel, bias));
   EXPECT_EQ(model->weights.at(kernel).shape(), Shape({1, 1}));
   EXPECT_EQ(model->weights.at(bias).shape(), Shape({1}));
@@ -530,7 +563,8 @@ TEST_F(TfjsFixtureTest, HashTableV2) {
   EXPECT_EQ(values.data<int32_t>()[1], 1);
 
   ASSERT_TRUE(model->signature.has_value());
-  EXPECT_THAT(Keys(model->signature->inputs), ElementsAre("input", "unknown:0"));
+  EXPECT_THAT(Keys(model->signature->inputs),
+              ElementsAre("input", "unknown:0"));
   EXPECT_EQ(model->signature->inputs[0].dtype, DType::kString);
   EXPECT_EQ(model->signature->inputs[1].resource_id, 66);
   EXPECT_EQ(model->signature->inputs[1].dtype, DType::kResource);

@@ -86,9 +86,9 @@ TEST(TfjsWeightsTest, Float32AndInt32) {
   EXPECT_EQ(f.data<float>()[3], 1e30f);
   const Tensor& i = model->weights.at("i");
   EXPECT_EQ(i.dtype(), DType::kInt32);
-  EXPECT_THAT(std::vector<int32_t>(i.span<int32_t>().begin(),
-                                   i.span<int32_t>().end()),
-              ::testing::ElementsAre(7, -1, std::numeric_limits<int32_t>::min()));
+  EXPECT_THAT(
+      std::vector<int32_t>(i.span<int32_t>().begin(), i.span<int32_t>().end()),
+      ::testing::ElementsAre(7, -1, std::numeric_limits<int32_t>::min()));
   EXPECT_EQ(model->weight_stats.by_dtype.at("float32").count, 1);
   EXPECT_EQ(model->weight_stats.by_dtype.at("float32").bytes_stored, 16);
   EXPECT_EQ(model->weight_stats.by_dtype.at("int32").bytes_stored, 12);
@@ -98,10 +98,10 @@ TEST(TfjsWeightsTest, Float32AndInt32) {
 TEST(TfjsWeightsTest, ScalarAndZeroElementTensors) {
   Bytes b;
   b.F32(4.0f);
-  auto model = LoadOneGroup({Weight("empty", {0, 3}, "float32"),
-                             Weight("scalar", {}, "float32"),
-                             Weight("empty2", {2, 0}, "int32")},
-                            b.str());
+  auto model = LoadOneGroup(
+      {Weight("empty", {0, 3}, "float32"), Weight("scalar", {}, "float32"),
+       Weight("empty2", {2, 0}, "int32")},
+      b.str());
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(model->weights.at("empty").num_elements(), 0);
   EXPECT_EQ(model->weights.at("empty").shape(), Shape({0, 3}));
@@ -131,12 +131,11 @@ TEST(TfjsWeightsTest, Strings) {
   // "none" has zero elements: it takes no bytes at all.
   b.Str("x");  // scalar
   b.I32(42);
-  auto model = LoadOneGroup({Weight("s", {3}, "string"),
-                             Weight("none", {0}, "string"),
-                             Weight("none2", {2, 0}, "string"),
-                             Weight("scalar", {}, "string"),
-                             Weight("after", {}, "int32")},
-                            b.str());
+  auto model = LoadOneGroup(
+      {Weight("s", {3}, "string"), Weight("none", {0}, "string"),
+       Weight("none2", {2, 0}, "string"), Weight("scalar", {}, "string"),
+       Weight("after", {}, "int32")},
+      b.str());
   ASSERT_TRUE(model.ok()) << model.status();
   const Tensor& s = model->weights.at("s");
   EXPECT_EQ(s.dtype(), DType::kString);
@@ -209,9 +208,9 @@ TEST(TfjsWeightsTest, Uint16ToFloat32AndInt32) {
   ASSERT_TRUE(model.ok()) << model.status();
   const Tensor& f = model->weights.at("f");
   EXPECT_EQ(f.data<float>()[0], -1.0f);
-  EXPECT_EQ(f.data<float>()[1],
-            static_cast<float>(1.0 * (1.0 / 65535) + -1.0));
-  EXPECT_EQ(f.data<float>()[2], static_cast<float>(65535 * (1.0 / 65535) - 1.0));
+  EXPECT_EQ(f.data<float>()[1], static_cast<float>(1.0 * (1.0 / 65535) + -1.0));
+  EXPECT_EQ(f.data<float>()[2],
+            static_cast<float>(65535 * (1.0 / 65535) - 1.0));
   const Tensor& i = model->weights.at("i");
   EXPECT_EQ(i.data<int32_t>()[0], 11);  // 10.5 -> 11
   EXPECT_EQ(i.data<int32_t>()[1], 10010);
@@ -291,14 +290,14 @@ TEST(TfjsWeightsTest, MultipleShardsAndGroups) {
   Bytes g2;
   g2.Str("z").U8(1);
   dir.Write("group2-shard1of1.bin", g2.str());
-  WriteModel(dir, Json::array(
-                      {Group({"group1-shard1of3.bin", "group1-shard2of3.bin",
-                              "sub/group1-shard3of3.bin"},
-                             {Weight("a", {3}, "float32"),
-                              Weight("b", {}, "int32")}),
-                       Group({"./group2-shard1of1.bin"},
-                             {Weight("s", {1}, "string"),
-                              Weight("t", {1}, "bool")})}));
+  WriteModel(
+      dir,
+      Json::array(
+          {Group({"group1-shard1of3.bin", "group1-shard2of3.bin",
+                  "sub/group1-shard3of3.bin"},
+                 {Weight("a", {3}, "float32"), Weight("b", {}, "int32")}),
+           Group({"./group2-shard1of1.bin"},
+                 {Weight("s", {1}, "string"), Weight("t", {1}, "bool")})}));
   auto model = LoadTfjsModel(dir.path());
   ASSERT_TRUE(model.ok()) << model.status();
   const Tensor& a = model->weights.at("a");
@@ -361,8 +360,8 @@ TEST(TfjsWeightsErrorTest, StringLengthPastEnd) {
   Bytes b;
   b.Str("ok").U32(100).Raw("short");
   auto model = LoadOneGroup({Weight("s", {2}, "string")}, b.str());
-  ExpectError(model, {"weight 's'", "element 1 of length 100",
-                      "runs past the end"});
+  ExpectError(model,
+              {"weight 's'", "element 1 of length 100", "runs past the end"});
   // A length prefix cut in half.
   Bytes c;
   c.Str("ok").U8(1).U8(0);
@@ -434,10 +433,9 @@ TEST(TfjsWeightsErrorTest, BadDtypesAndQuantizations) {
   w["quantization"] = {{"dtype", "float16"}};
   ExpectError(LoadOneGroup({w}, std::string(2, '\0')),
               {"weight 'h'", "float16 quantization only supports float32"});
-  ExpectError(
-      LoadOneGroup({Quantized(Weight("b", {1}, "bool"), "uint8", 0, 1)},
-                   std::string(1, '\0')),
-      {"weight 'b'", "float32 or int32"});
+  ExpectError(LoadOneGroup({Quantized(Weight("b", {1}, "bool"), "uint8", 0, 1)},
+                           std::string(1, '\0')),
+              {"weight 'b'", "float32 or int32"});
   ExpectError(
       LoadOneGroup({Quantized(Weight("x", {1}, "float32"), "int8", 0, 1)},
                    std::string(1, '\0')),
@@ -445,11 +443,11 @@ TEST(TfjsWeightsErrorTest, BadDtypesAndQuantizations) {
 }
 
 TEST(TfjsWeightsErrorTest, DuplicateNames) {
-  ExpectError(LoadOneGroup({Weight("w", {1}, "float32"),
-                            Weight("w", {1}, "float32")},
-                           std::string(8, '\0')),
-              {"model.json", "weightsManifest[0].weights[1]",
-               "duplicate weight name 'w'"});
+  ExpectError(
+      LoadOneGroup({Weight("w", {1}, "float32"), Weight("w", {1}, "float32")},
+                   std::string(8, '\0')),
+      {"model.json", "weightsManifest[0].weights[1]",
+       "duplicate weight name 'w'"});
 }
 
 TEST(TfjsWeightsErrorTest, MalformedEntries) {
@@ -472,8 +470,8 @@ TEST(TfjsWeightsErrorTest, MalformedEntries) {
 
 TEST(TfjsWeightsErrorTest, MissingShard) {
   TempModelDir dir;
-  WriteModel(dir, Json::array({Group({"nope.bin"},
-                                     {Weight("w", {1}, "float32")})}));
+  WriteModel(dir,
+             Json::array({Group({"nope.bin"}, {Weight("w", {1}, "float32")})}));
   auto model = LoadTfjsModel(dir.path());
   ExpectError(model, {"model.json", "nope.bin"});
   EXPECT_EQ(model.status().code(), absl::StatusCode::kNotFound);

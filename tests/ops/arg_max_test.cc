@@ -42,7 +42,7 @@ TEST(ArgMaxTest, MiddleAxis) {
   // [2,3,2]: argmax over axis 1.
   OpTest t("ArgMax");
   auto out = t.Run({T_<int32_t>({2, 3, 2}, {1, 9, 3, 9, 2, 0,  //
-                                             4, 4, 4, 5, 6, 5}),
+                                            4, 4, 4, 5, 6, 5}),
                     Tensor::Scalar<int32_t>(1)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), Shape({2, 2}));
@@ -63,8 +63,8 @@ TEST(ArgMinTest, Basic) {
 TEST(ArgMaxTest, NanWins) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   OpTest t("ArgMax");
-  auto out = t.Run({T_<float>({4}, {1, nan, 3, nan}),
-                    Tensor::Scalar<int32_t>(0)});
+  auto out =
+      t.Run({T_<float>({4}, {1, nan, 3, nan}), Tensor::Scalar<int32_t>(0)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int64_t>((*out)[0]), (std::vector<int64_t>{1}));
 }

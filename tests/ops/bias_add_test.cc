@@ -18,8 +18,8 @@ void ExpectError(const absl::StatusOr<std::vector<Tensor>>& r,
 TEST(BiasAddTest, Nhwc2D) {
   OpTest t("BiasAdd");
   t.Attr("T", DType::kFloat32).Attr("data_format", "NHWC");
-  auto out = t.Run({T_<float>({2, 3}, {1, 2, 3, 4, 5, 6}),
-                    T_<float>({3}, {10, 20, 30})});
+  auto out = t.Run(
+      {T_<float>({2, 3}, {1, 2, 3, 4, 5, 6}), T_<float>({3}, {10, 20, 30})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]),
             (std::vector<float>{11, 22, 33, 14, 25, 36}));
@@ -42,8 +42,8 @@ TEST(BiasAddTest, Nhwc4DAndNchw4D) {
 
 TEST(BiasAddTest, V1AndInt) {
   OpTest t("BiasAddV1");
-  auto out = t.Run({T_<int32_t>({2, 2}, {1, 2, 3, 4}),
-                    T_<int32_t>({2}, {-1, 1})});
+  auto out =
+      t.Run({T_<int32_t>({2, 2}, {1, 2, 3, 4}), T_<int32_t>({2}, {-1, 1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{0, 3, 2, 5}));
 }
@@ -71,9 +71,9 @@ TEST(BiasAddTest, Errors) {
   }
   {
     OpTest t("BiasAdd");
-    ExpectError(t.Run({T_<float>({1, 3}, {1, 2, 3}),
-                       T_<float>({1, 3}, {1, 2, 3})}),
-                "1-D");
+    ExpectError(
+        t.Run({T_<float>({1, 3}, {1, 2, 3}), T_<float>({1, 3}, {1, 2, 3})}),
+        "1-D");
   }
   {
     OpTest t("BiasAdd");

@@ -100,7 +100,8 @@ TEST(BinaryOpsTest, LargeParallelMatchesSerial) {
   std::vector<float> xv(n), yv(32);
   for (int i = 0; i < n; ++i) xv[i] = static_cast<float>(i % 977);
   for (int i = 0; i < 32; ++i) yv[i] = 1000.f * i;
-  auto out = RunBinary("Add", T_<float>({64, 32, 32}, xv), T_<float>({32, 1}, yv));
+  auto out =
+      RunBinary("Add", T_<float>({64, 32, 32}, xv), T_<float>({32, 1}, yv));
   ASSERT_TRUE(out.ok()) << out.status();
   const float* o = out->data<float>();
   for (int i = 0; i < n; ++i) {
@@ -124,8 +125,8 @@ TEST(BinaryOpsTest, IntegerDivision) {
   ASSERT_TRUE(q.ok()) << q.status();
   EXPECT_EQ(Values<int32_t>(*q), (std::vector<int32_t>{3, -3, -3, 3}));
   const int32_t mn = std::numeric_limits<int32_t>::min();
-  auto w = RunBinary("RealDiv", T_<int32_t>({1}, {mn}),
-                     Tensor::Scalar<int32_t>(-1));
+  auto w =
+      RunBinary("RealDiv", T_<int32_t>({1}, {mn}), Tensor::Scalar<int32_t>(-1));
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_EQ(Values<int32_t>(*w), (std::vector<int32_t>{mn}));
   OpTest t("RealDiv");
@@ -134,8 +135,8 @@ TEST(BinaryOpsTest, IntegerDivision) {
 }
 
 TEST(BinaryOpsTest, FloatDivisionByZeroIsInf) {
-  auto q = RunBinary("RealDiv", T_<float>({2}, {1, -1}),
-                     Tensor::Scalar<float>(0));
+  auto q =
+      RunBinary("RealDiv", T_<float>({2}, {1, -1}), Tensor::Scalar<float>(0));
   ASSERT_TRUE(q.ok()) << q.status();
   EXPECT_EQ(q->data<float>()[0], std::numeric_limits<float>::infinity());
   EXPECT_EQ(q->data<float>()[1], -std::numeric_limits<float>::infinity());
@@ -147,8 +148,8 @@ TEST(BinaryOpsTest, IntegerOverflowWraps) {
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(Values<int32_t>(*a),
             (std::vector<int32_t>{std::numeric_limits<int32_t>::min()}));
-  auto m = RunBinary("Mul", T_<uint8_t>({2}, {200, 3}),
-                     T_<uint8_t>({2}, {2, 5}));
+  auto m =
+      RunBinary("Mul", T_<uint8_t>({2}, {200, 3}), T_<uint8_t>({2}, {2, 5}));
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(Values<uint8_t>(*m), (std::vector<uint8_t>{144, 15}));
   auto s = RunBinary("Sub", T_<int8_t>({1}, {-128}), T_<int8_t>({1}, {1}));

@@ -27,15 +27,15 @@ TEST(CastTest, FloatToIntTruncatesTowardZero) {
 TEST(CastTest, FloatToIntSaturates) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  auto out = RunCast(T_<float>({5}, {nan, 1e10f, -1e10f, inf, -inf}),
-                     DType::kInt32);
+  auto out =
+      RunCast(T_<float>({5}, {nan, 1e10f, -1e10f, inf, -inf}), DType::kInt32);
   ASSERT_TRUE(out.ok()) << out.status();
   const int32_t mx = std::numeric_limits<int32_t>::max();
   const int32_t mn = std::numeric_limits<int32_t>::min();
   EXPECT_EQ(Values<int32_t>(*out), (std::vector<int32_t>{0, mx, mn, mx, mn}));
 
-  auto u8 = RunCast(T_<float>({4}, {300.f, -5.f, 255.5f, -0.5f}),
-                    DType::kUInt8);
+  auto u8 =
+      RunCast(T_<float>({4}, {300.f, -5.f, 255.5f, -0.5f}), DType::kUInt8);
   ASSERT_TRUE(u8.ok()) << u8.status();
   EXPECT_EQ(Values<uint8_t>(*u8), (std::vector<uint8_t>{255, 0, 255, 0}));
 

@@ -28,9 +28,9 @@ TEST(ConcatV2Test, Axis0) {
 TEST(ConcatV2Test, LastAxisPositiveAndNegative) {
   for (int64_t axis : {1, -1}) {
     OpTest t("ConcatV2");
-    auto out = t.Run({T_<int32_t>({2, 1}, {1, 2}),
-                      T_<int32_t>({2, 2}, {3, 4, 5, 6}),
-                      Tensor::Scalar<int64_t>(axis)});
+    auto out =
+        t.Run({T_<int32_t>({2, 1}, {1, 2}), T_<int32_t>({2, 2}, {3, 4, 5, 6}),
+               Tensor::Scalar<int64_t>(axis)});
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_EQ((*out)[0].shape(), Shape({2, 3}));
     EXPECT_EQ(Values<int32_t>((*out)[0]),
@@ -62,9 +62,9 @@ TEST(ConcatV2Test, MiddleAxis3D) {
 
 TEST(ConcatV2Test, Strings) {
   OpTest t("ConcatV2");
-  auto out = t.Run({T_<std::string>({1}, {"a"}),
-                    T_<std::string>({2}, {"b", "c"}),
-                    Tensor::Scalar<int32_t>(0)});
+  auto out =
+      t.Run({T_<std::string>({1}, {"a"}), T_<std::string>({2}, {"b", "c"}),
+             Tensor::Scalar<int32_t>(0)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<std::string>((*out)[0]),
             (std::vector<std::string>{"a", "b", "c"}));
@@ -72,8 +72,8 @@ TEST(ConcatV2Test, Strings) {
 
 TEST(ConcatV1Test, AxisFirst) {
   OpTest t("Concat");
-  auto out = t.Run({Tensor::Scalar<int32_t>(0), T_<float>({1}, {1}),
-                    T_<float>({1}, {2})});
+  auto out = t.Run(
+      {Tensor::Scalar<int32_t>(0), T_<float>({1}, {1}), T_<float>({1}, {2})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{1, 2}));
 }

@@ -116,15 +116,15 @@ TEST(GatherV2Test, Errors) {
   }
   {
     OpTest t("GatherV2");
-    ExpectError(t.Run({Params23(), T_<int32_t>({1}, {0}),
-                       Tensor::Scalar<int32_t>(2)}),
-                "axis in [-2, 2), got 2");
+    ExpectError(
+        t.Run({Params23(), T_<int32_t>({1}, {0}), Tensor::Scalar<int32_t>(2)}),
+        "axis in [-2, 2), got 2");
   }
   {
     OpTest t("GatherV2");
-    ExpectError(t.Run({Params23(), T_<float>({1}, {0}),
-                       Tensor::Scalar<int32_t>(0)}),
-                "indices");
+    ExpectError(
+        t.Run({Params23(), T_<float>({1}, {0}), Tensor::Scalar<int32_t>(0)}),
+        "indices");
   }
   {
     OpTest t("GatherV2");

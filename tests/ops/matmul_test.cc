@@ -53,10 +53,11 @@ TEST(MatMulTest, IntAndDouble) {
   auto out = t.Run({T_<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6}),
                     T_<int32_t>({3, 2}, {7, 8, 9, 10, 11, 12})});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{58, 64, 139, 154}));
+  EXPECT_EQ(Values<int32_t>((*out)[0]),
+            (std::vector<int32_t>{58, 64, 139, 154}));
   OpTest t2("MatMul");
-  auto out2 = t2.Run({T_<double>({1, 2}, {0.5, 0.25}),
-                      T_<double>({2, 1}, {2, 4})});
+  auto out2 =
+      t2.Run({T_<double>({1, 2}, {0.5, 0.25}), T_<double>({2, 1}, {2, 4})});
   ASSERT_TRUE(out2.ok()) << out2.status();
   EXPECT_EQ(Values<double>((*out2)[0]), (std::vector<double>{2.0}));
 }
@@ -153,8 +154,8 @@ TEST(FusedMatMulTest, BiasAndActivations) {
   auto tanh = RunFused({"BiasAdd", "Tanh"}, {T_<float>({2}, {-58, -64})});
   ASSERT_TRUE(tanh.ok());
   ExpectNear(*tanh, {0.f, 0.f, 1.f, 1.f});
-  auto prelu = RunFused({"BiasAdd", "Prelu"},
-                        {bias, T_<float>({2}, {0.5f, 0.25f})});
+  auto prelu =
+      RunFused({"BiasAdd", "Prelu"}, {bias, T_<float>({2}, {0.5f, 0.25f})});
   ASSERT_TRUE(prelu.ok()) << prelu.status();
   ExpectNear(*prelu, {59, -34, 140, -11.5f});
 }
@@ -168,8 +169,7 @@ TEST(FusedMatMulTest, Errors) {
     ASSERT_FALSE(s.ok());
     EXPECT_NE(std::string(s.message()).find("fused_ops"), std::string::npos)
         << s;
-    EXPECT_NE(std::string(s.message()).find("[BiasAdd,Add]"),
-              std::string::npos)
+    EXPECT_NE(std::string(s.message()).find("[BiasAdd,Add]"), std::string::npos)
         << s;
   }
   {
@@ -190,8 +190,7 @@ TEST(FusedMatMulTest, Errors) {
   {
     auto r = RunFused({"BiasAdd"}, {T_<float>({3}, {1, 2, 3})});
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(std::string(r.status().message()).find("bias"),
-              std::string::npos)
+    EXPECT_NE(std::string(r.status().message()).find("bias"), std::string::npos)
         << r.status();
   }
 }

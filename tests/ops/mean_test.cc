@@ -19,8 +19,9 @@ void ExpectError(const absl::StatusOr<std::vector<Tensor>>& r,
 absl::StatusOr<Tensor> RunMean(const Tensor& x, const Tensor& axes,
                                bool keep_dims = false) {
   OpTest t("Mean");
-  t.Attr("keep_dims", keep_dims).Attr("T", x.dtype()).Attr("Tidx",
-                                                           axes.dtype());
+  t.Attr("keep_dims", keep_dims)
+      .Attr("T", x.dtype())
+      .Attr("Tidx", axes.dtype());
   auto out = t.Run({x, axes});
   if (!out.ok()) return out.status();
   return (*out)[0];
@@ -72,8 +73,8 @@ TEST(MeanTest, GlobalPoolingNhwc) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->shape(), Shape({1, 3}));
   EXPECT_EQ(Values<float>(*out), (std::vector<float>{2.5f, 25, 250}));
-  auto keep = RunMean(T_<float>({1, 2, 2, 3}, v), T_<int32_t>({2}, {1, 2}),
-                      true);
+  auto keep =
+      RunMean(T_<float>({1, 2, 2, 3}, v), T_<int32_t>({2}, {1, 2}), true);
   ASSERT_TRUE(keep.ok());
   EXPECT_EQ(keep->shape(), Shape({1, 1, 1, 3}));
 }
@@ -104,8 +105,8 @@ TEST(MeanTest, MiddleAndOuterAxesAgainstNaive) {
 }
 
 TEST(MeanTest, IntegersTruncate) {
-  auto out = RunMean(T_<int32_t>({2, 2}, {1, 2, -1, -2}),
-                     Tensor::Scalar<int32_t>(1));
+  auto out =
+      RunMean(T_<int32_t>({2, 2}, {1, 2, -1, -2}), Tensor::Scalar<int32_t>(1));
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->dtype(), DType::kInt32);
   EXPECT_EQ(Values<int32_t>(*out), (std::vector<int32_t>{1, -1}));
@@ -113,8 +114,8 @@ TEST(MeanTest, IntegersTruncate) {
   auto i8 = RunMean(T_<int8_t>({2}, {100, 100}), Tensor::Scalar<int32_t>(0));
   ASSERT_TRUE(i8.ok());
   EXPECT_EQ(Values<int8_t>(*i8), (std::vector<int8_t>{100}));
-  auto u8 = RunMean(T_<uint8_t>({3}, {255, 255, 1}),
-                    Tensor::Scalar<int32_t>(0));
+  auto u8 =
+      RunMean(T_<uint8_t>({3}, {255, 255, 1}), Tensor::Scalar<int32_t>(0));
   ASSERT_TRUE(u8.ok());
   EXPECT_EQ(Values<uint8_t>(*u8), (std::vector<uint8_t>{170}));
 }
@@ -154,9 +155,9 @@ TEST(MeanTest, Errors) {
   }
   {
     OpTest t("Mean");
-    ExpectError(t.Run({T_<std::string>({1}, {"a"}),
-                       Tensor::Scalar<int32_t>(0)}),
-                "string");
+    ExpectError(
+        t.Run({T_<std::string>({1}, {"a"}), Tensor::Scalar<int32_t>(0)}),
+        "string");
   }
 }
 

@@ -22,8 +22,7 @@ TEST(ReshapeTest, ForwardsBuffer) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), Shape({3, 2}));
   EXPECT_EQ((*out)[0].raw_data(), in.raw_data());
-  EXPECT_EQ(Values<float>((*out)[0]),
-            (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(ReshapeTest, InfersMinusOne) {
@@ -56,8 +55,8 @@ TEST(ReshapeTest, ZeroSizedWithMinusOne) {
 
 TEST(ReshapeTest, Strings) {
   OpTest t("Reshape");
-  auto out = t.Run({T_<std::string>({2, 2}, {"a", "b", "c", "d"}),
-                    T_<int32_t>({1}, {-1})});
+  auto out = t.Run(
+      {T_<std::string>({2, 2}, {"a", "b", "c", "d"}), T_<int32_t>({1}, {-1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), Shape({4}));
   EXPECT_EQ(Values<std::string>((*out)[0]),
@@ -82,8 +81,7 @@ TEST(ReshapeTest, Errors) {
   }
   {
     OpTest t("Reshape");
-    ExpectError(t.Run({in, T_<int32_t>({2}, {-2, 3})}),
-                "must be non-negative");
+    ExpectError(t.Run({in, T_<int32_t>({2}, {-2, 3})}), "must be non-negative");
   }
   {
     OpTest t("Reshape");

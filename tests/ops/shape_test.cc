@@ -39,8 +39,7 @@ TEST(ShapeTest, BadOutTypeFailsAtCreate) {
   absl::Status s = t.Create(1);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message()).find("out_type"), std::string::npos) << s;
-  EXPECT_NE(std::string(s.message()).find("test_node"), std::string::npos)
-      << s;
+  EXPECT_NE(std::string(s.message()).find("test_node"), std::string::npos) << s;
 }
 
 }  // namespace

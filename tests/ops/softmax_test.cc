@@ -22,9 +22,8 @@ TEST(SoftmaxTest, Rows) {
   auto out = t.Run({T_<float>({2, 3}, {1, 2, 3, 1, 1, 1})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), Shape({2, 3}));
-  ExpectNear(Values<float>((*out)[0]),
-             {0.09003057f, 0.24472847f, 0.66524096f, 1 / 3.f, 1 / 3.f,
-              1 / 3.f});
+  ExpectNear(Values<float>((*out)[0]), {0.09003057f, 0.24472847f, 0.66524096f,
+                                        1 / 3.f, 1 / 3.f, 1 / 3.f});
 }
 
 TEST(SoftmaxTest, StableForLargeLogits) {
