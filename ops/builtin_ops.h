@@ -16,17 +16,17 @@ void RegisterIdentity(OpRegistry& r);      // Identity, IdentityN, StopGradient,
 void RegisterShape(OpRegistry& r);         // Shape
 void RegisterReshape(OpRegistry& r);       // Reshape
 void RegisterCast(OpRegistry& r);          // Cast
-void RegisterGather(OpRegistry& r);        // GatherV2
-void RegisterConcat(OpRegistry& r);        // ConcatV2
+void RegisterGather(OpRegistry& r);        // Gather, GatherV2
+void RegisterConcat(OpRegistry& r);        // Concat, ConcatV2
 
 // ops/math/
 void RegisterBinaryOps(OpRegistry& r);     // Add, AddV2, Sub, Mul, RealDiv
-void RegisterActivations(OpRegistry& r);   // Relu, Sigmoid
+void RegisterActivations(OpRegistry& r);   // Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh
 void RegisterSoftmax(OpRegistry& r);       // Softmax
 void RegisterMatMul(OpRegistry& r);        // MatMul, _FusedMatMul
-void RegisterBiasAdd(OpRegistry& r);       // BiasAdd
+void RegisterBiasAdd(OpRegistry& r);       // BiasAdd, BiasAddV1
 void RegisterMean(OpRegistry& r);          // Mean
-void RegisterArgMax(OpRegistry& r);        // ArgMax
+void RegisterArgMax(OpRegistry& r);        // ArgMax, ArgMin
 
 // ops/lookup/
 void RegisterHashTableOps(OpRegistry& r);  // HashTable(V2), LookupTableImport(V2),

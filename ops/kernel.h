@@ -39,9 +39,14 @@ struct KernelInit {
 // What a kernel sees at run time.
 class KernelContext {
  public:
+  // Up to kReservedOutputs outputs, pointers returned by allocate_output
+  // stay valid while the kernel sets further outputs.
+  static constexpr int kReservedOutputs = 16;
   KernelContext(absl::Span<const Tensor* const> inputs,
                 std::vector<Tensor>* outputs, ResourceManager* resources)
-      : inputs_(inputs), outputs_(outputs), resources_(resources) {}
+      : inputs_(inputs), outputs_(outputs), resources_(resources) {
+    outputs_->reserve(kReservedOutputs);
+  }
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const Tensor& input(int i) const { return *inputs_[i]; }
@@ -50,7 +55,9 @@ class KernelContext {
     if (static_cast<int>(outputs_->size()) <= i) outputs_->resize(i + 1);
     (*outputs_)[i] = std::move(t);
   }
-  // Allocates output `i` with the given dtype and shape.
+  // Allocates output `i` with the given dtype and shape. Kernels with more
+  // than kReservedOutputs outputs must re-fetch pointers with output(i)
+  // after allocating a higher index.
   absl::StatusOr<Tensor*> allocate_output(int i, DType dtype,
                                           const Shape& shape) {
     auto t = Tensor::Allocate(dtype, shape);
@@ -58,6 +65,8 @@ class KernelContext {
     set_output(i, std::move(*t));
     return &(*outputs_)[i];
   }
+  Tensor* output(int i) { return &(*outputs_)[i]; }
+  int num_outputs() const { return static_cast<int>(outputs_->size()); }
   // The Model's resources (hash tables ...).
   ResourceManager* resources() const { return resources_; }
 
