@@ -1,5 +1,8 @@
-// Registration functions of the built-in ops, one per op file (or per
-// family of ops sharing one kernel). ops/register.cc calls them all.
+// Registration of the built-in ops, one function per area folder. Each
+// area's register_<area>.cc calls the registration function of every op
+// file in that folder (declared in <area>/<area>_ops.h); ops/register.cc
+// calls the areas. Adding an op = a file in its area + one line in that
+// area's register_<area>.cc.
 #ifndef GRAPHRT_OPS_BUILTIN_OPS_H_
 #define GRAPHRT_OPS_BUILTIN_OPS_H_
 
@@ -7,31 +10,14 @@
 
 namespace graphrt {
 
-// ops/core/
-void RegisterConst(OpRegistry& r);         // Const
-void RegisterPlaceholder(OpRegistry& r);   // Placeholder, PlaceholderWithDefault
-void RegisterIdentity(OpRegistry& r);      // Identity, IdentityN, StopGradient, NoOp
-
-// ops/array/
-void RegisterShape(OpRegistry& r);         // Shape
-void RegisterReshape(OpRegistry& r);       // Reshape
-void RegisterCast(OpRegistry& r);          // Cast
-void RegisterGather(OpRegistry& r);        // Gather, GatherV2
-void RegisterConcat(OpRegistry& r);        // Concat, ConcatV2
-
-// ops/math/
-void RegisterBinaryOps(OpRegistry& r);     // Add, AddV2, Sub, Mul, RealDiv
-void RegisterActivations(OpRegistry& r);   // Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh
-void RegisterSoftmax(OpRegistry& r);       // Softmax
-void RegisterMatMul(OpRegistry& r);        // MatMul, _FusedMatMul
-void RegisterBiasAdd(OpRegistry& r);       // BiasAdd, BiasAddV1
-void RegisterMean(OpRegistry& r);          // Mean
-void RegisterArgMax(OpRegistry& r);        // ArgMax, ArgMin
-
-// ops/lookup/
-void RegisterHashTableOps(OpRegistry& r);  // HashTable(V2), LookupTableImport(V2),
-                                           // InitializeTable(V2), LookupTableFind(V2),
-                                           // LookupTableSize(V2)
+void RegisterCoreOps(OpRegistry& r);     // ops/core/: graph plumbing
+void RegisterControlOps(OpRegistry& r);  // ops/control/: v1 frames, If/While, calls
+void RegisterArrayOps(OpRegistry& r);    // ops/array/: shapes, slicing, joining, creation
+void RegisterMathOps(OpRegistry& r);     // ops/math/: element-wise, reductions, MatMul
+void RegisterNnOps(OpRegistry& r);       // ops/nn/: convolution, pooling, image, batch matmul
+void RegisterDynamicOps(OpRegistry& r);  // ops/dynamic/: NMS, TopK, Where, TensorArray/List, sparse
+void RegisterStringOps(OpRegistry& r);   // ops/string/: string ops
+void RegisterLookupOps(OpRegistry& r);   // ops/lookup/: hash tables
 
 }  // namespace graphrt
 

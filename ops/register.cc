@@ -1,28 +1,17 @@
-// The list of built-in ops. Add a line here when adding an op file.
+// The list of built-in op areas; each area lists its own ops.
 #include "ops/builtin_ops.h"
 
 namespace graphrt {
 
 void RegisterBuiltinOps(OpRegistry& r) {
-  RegisterConst(r);
-  RegisterPlaceholder(r);
-  RegisterIdentity(r);
-
-  RegisterShape(r);
-  RegisterReshape(r);
-  RegisterCast(r);
-  RegisterGather(r);
-  RegisterConcat(r);
-
-  RegisterBinaryOps(r);
-  RegisterActivations(r);
-  RegisterSoftmax(r);
-  RegisterMatMul(r);
-  RegisterBiasAdd(r);
-  RegisterMean(r);
-  RegisterArgMax(r);
-
-  RegisterHashTableOps(r);
+  RegisterCoreOps(r);
+  RegisterControlOps(r);
+  RegisterArrayOps(r);
+  RegisterMathOps(r);
+  RegisterNnOps(r);
+  RegisterDynamicOps(r);
+  RegisterStringOps(r);
+  RegisterLookupOps(r);
 }
 
 const OpRegistry& BuiltinOps() {

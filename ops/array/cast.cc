@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/builtin_ops.h"
+#include "ops/array/array_ops.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {

@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/builtin_ops.h"
+#include "ops/array/array_ops.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {

@@ -1,6 +1,6 @@
 // Const: outputs the value the converter attached (weights or `value`).
 #include "absl/strings/str_cat.h"
-#include "ops/builtin_ops.h"
+#include "ops/core/core_ops.h"
 
 namespace graphrt {
 namespace {

@@ -1,7 +1,7 @@
 // Identity, StopGradient: forward input 0. IdentityN: forward every input.
 // NoOp: no outputs (only orders control edges).
 #include "absl/strings/str_cat.h"
-#include "ops/builtin_ops.h"
+#include "ops/core/core_ops.h"
 
 namespace graphrt {
 namespace {

@@ -1,7 +1,7 @@
 // Placeholder: the executor feeds it; running it means it was not fed.
 // PlaceholderWithDefault: forwards its input when not fed.
 #include "absl/strings/str_cat.h"
-#include "ops/builtin_ops.h"
+#include "ops/core/core_ops.h"
 
 namespace graphrt {
 namespace {

@@ -20,7 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/attrs.h"
-#include "ops/builtin_ops.h"
+#include "ops/lookup/lookup_ops.h"
 #include "ops/lookup/hash_table.h"
 
 namespace graphrt {

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/builtin_ops.h"
+#include "ops/math/math_ops.h"
 #include "ops/math/broadcast.h"
 #include "runtime/status_macros.h"
 

@@ -16,7 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/builtin_ops.h"
+#include "ops/math/math_ops.h"
 #include "ops/math/activation_fns.h"
 #include "runtime/status_macros.h"
 

@@ -1,0 +1,9 @@
+#include "ops/builtin_ops.h"
+#include "ops/control/control_ops.h"
+
+namespace graphrt {
+
+void RegisterControlOps(OpRegistry& r) {
+}
+
+}  // namespace graphrt

@@ -1,0 +1,10 @@
+#include "ops/builtin_ops.h"
+#include "ops/lookup/lookup_ops.h"
+
+namespace graphrt {
+
+void RegisterLookupOps(OpRegistry& r) {
+  RegisterHashTableOps(r);
+}
+
+}  // namespace graphrt

@@ -1,0 +1,9 @@
+#include "ops/builtin_ops.h"
+#include "ops/string/string_ops.h"
+
+namespace graphrt {
+
+void RegisterStringOps(OpRegistry& r) {
+}
+
+}  // namespace graphrt
