@@ -69,7 +69,8 @@ std::string NodeContext(const Node& node) {
 
 absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
     const tensorflow::GraphDef& def, const WeightMap& weights,
-    const OpRegistry& registry, const std::string& what) {
+    const OpRegistry& registry, const std::string& what,
+    const FunctionLibrary* functions) {
   auto graph = std::make_unique<Graph>();
   graph->what_ = what;
   graph->library_ = def.library();
@@ -131,7 +132,8 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
                        "' (graphrt has no kernel for it)"));
     }
     KernelInit init{node.def, static_cast<int>(node.inputs.size()),
-                    node.op() == "Const" ? &node.constant : nullptr};
+                    node.op() == "Const" ? &node.constant : nullptr,
+                    functions};
     auto kernel = factory(init);
     if (!kernel.ok()) return WithContext(kernel.status(), context);
     node.kernel = std::move(*kernel);

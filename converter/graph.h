@@ -55,9 +55,12 @@ using WeightMap = absl::flat_hash_map<std::string, Tensor>;
 class Graph {
  public:
   // `what` names the graph in errors ("inference graph", "initializer").
+  // `functions` (may be null) compiles the functions that If/While/
+  // PartitionedCall nodes call.
   static absl::StatusOr<std::unique_ptr<Graph>> Build(
       const tensorflow::GraphDef& def, const WeightMap& weights,
-      const OpRegistry& registry, const std::string& what);
+      const OpRegistry& registry, const std::string& what,
+      const FunctionLibrary* functions = nullptr);
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   const Node& node(int id) const { return nodes_[id]; }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/attrs.h"
+#include "runtime/function_library.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -49,9 +50,12 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
   ImportedModel out;
   out.source = model.model_json;
   out.weight_stats = model.weight_stats;
+  ModelFunctionLibrary functions(model.topology.library(), &model.weights,
+                                 &registry);
   GRAPHRT_ASSIGN_OR_RETURN(
-      out.graph,
-      Graph::Build(model.topology, model.weights, registry, "inference graph"));
+      out.graph, Graph::Build(model.topology, model.weights, registry,
+                              "inference graph",
+                              functions.empty() ? nullptr : &functions));
   const Graph& g = *out.graph;
 
   std::vector<IoSpec> resource_inputs;
@@ -102,9 +106,13 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
   }
 
   if (model.initializer.has_value() && model.initializer->node_size() > 0) {
+    ModelFunctionLibrary init_functions(model.initializer->library(),
+                                        &model.weights, &registry);
     GRAPHRT_ASSIGN_OR_RETURN(
-        out.initializer, Graph::Build(*model.initializer, model.weights,
-                                      registry, "initializer graph"));
+        out.initializer,
+        Graph::Build(*model.initializer, model.weights, registry,
+                     "initializer graph",
+                     init_functions.empty() ? nullptr : &init_functions));
     const Graph& init = *out.initializer;
     std::vector<std::pair<int64_t, Endpoint>> by_id;
     if (model.initializer_signature.has_value()) {

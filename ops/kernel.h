@@ -28,12 +28,36 @@
 
 namespace graphrt {
 
+class KernelContext;
+
+// A compiled function of the model's library (FunctionDef), runnable from a
+// kernel (If, While, PartitionedCall ...). Thread-safe.
+class Function {
+ public:
+  virtual ~Function() = default;
+  virtual int num_inputs() const = 0;
+  virtual int num_outputs() const = 0;
+  // Runs the function body on `args`, sharing the caller's resources.
+  virtual absl::StatusOr<std::vector<Tensor>> Call(
+      const KernelContext& caller, std::vector<Tensor> args) const = 0;
+};
+
+// Compiles functions by name at load time (cached; recursion is an error).
+class FunctionLibrary {
+ public:
+  virtual ~FunctionLibrary() = default;
+  virtual absl::StatusOr<std::shared_ptr<const Function>> Instantiate(
+      const std::string& name) const = 0;
+};
+
 // What a factory sees at load time.
 struct KernelInit {
   const tensorflow::NodeDef& node;
   int num_inputs = 0;  // data inputs (control inputs excluded)
   // For Const nodes: the value (from the weights or the `value` attr).
   const Tensor* constant = nullptr;
+  // The model's function library (null when the graph has none).
+  const FunctionLibrary* functions = nullptr;
 };
 
 // What a kernel sees at run time.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "oneapi/tbb/task_arena.h"
 #include "oneapi/tbb/task_group.h"
+#include "runtime/dataflow_executor.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -19,6 +20,8 @@ struct Plan {
   std::vector<int> ready;               // nodes with no pending inputs
   absl::flat_hash_map<Endpoint, int> feed_index;  // endpoint -> feed #
   std::vector<char> fed;                // per node id
+  // Set when the pruned graph has v1 control flow: run frame-aware.
+  std::unique_ptr<DataflowPlan> dataflow;
 };
 
 namespace {
@@ -106,9 +109,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> Executor::GetPlan(
     for (const Endpoint& in : node.inputs) visit(in.node);
     for (int c : node.control_inputs) visit(c);
   }
-  plan->initial_pending.assign(n, 0);
-  plan->initial_uses.assign(n, 0);
-  plan->successors.resize(n);
+  bool control_flow = false;
   for (int id = 0; id < n; ++id) {
     if (!needed[id] || plan->fed[id]) continue;
     const Node& node = graph_->node(id);
@@ -117,6 +118,21 @@ absl::StatusOr<std::shared_ptr<const Plan>> Executor::GetPlan(
           "missing input '", node.name(),
           "': the requested outputs need it and it was not fed"));
     }
+    if (IsControlFlowOp(node.op())) control_flow = true;
+  }
+  if (control_flow) {
+    GRAPHRT_ASSIGN_OR_RETURN(plan->dataflow,
+                             DataflowPlan::Build(*graph_, needed, plan->fed));
+    absl::MutexLock lock(&mu_);
+    auto [it, inserted] = plans_.emplace(key, std::move(plan));
+    return it->second;
+  }
+  plan->initial_pending.assign(n, 0);
+  plan->initial_uses.assign(n, 0);
+  plan->successors.resize(n);
+  for (int id = 0; id < n; ++id) {
+    if (!needed[id] || plan->fed[id]) continue;
+    const Node& node = graph_->node(id);
     // Unique predecessors.
     std::vector<int> preds;
     for (const Endpoint& in : node.inputs) preds.push_back(in.node);
@@ -228,14 +244,30 @@ bool RunNode(const Graph& graph, const Plan& plan, RunState& state,
 }  // namespace
 
 absl::StatusOr<std::vector<Tensor>> Executor::Run(
-    absl::Span<const Feed> feeds, absl::Span<const Endpoint> fetches) const {
+    absl::Span<const Feed> feeds, absl::Span<const Endpoint> fetches,
+    ResourceManager* resources_override) const {
+  ResourceManager* resources =
+      resources_override != nullptr ? resources_override : resources_;
   GRAPHRT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
                            GetPlan(feeds, fetches));
+  if (plan->dataflow != nullptr) {
+    absl::StatusOr<std::vector<Tensor>> result;
+    auto run = [&] {
+      result = RunDataflow(*graph_, *plan->dataflow, feeds, fetches,
+                           resources);
+    };
+    if (arena_ != nullptr) {
+      arena_->execute(run);
+    } else {
+      run();
+    }
+    return result;
+  }
   const int n = graph_->num_nodes();
   RunState state(*plan, n);
   if (arena_ == nullptr || plan->order.size() <= 1) {
     for (int id : plan->order) {
-      if (!RunNode(*graph_, *plan, state, feeds, resources_, id)) break;
+      if (!RunNode(*graph_, *plan, state, feeds, resources, id)) break;
     }
   } else {
     arena_->execute([&] {
@@ -244,7 +276,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(
       // and spawns the others.
       std::function<void(int)> process = [&](int id) {
         while (id >= 0) {
-          if (!RunNode(*graph_, *plan, state, feeds, resources_, id)) return;
+          if (!RunNode(*graph_, *plan, state, feeds, resources, id)) return;
           int next = -1;
           for (int s : plan->successors[id]) {
             if (state.pending[s].fetch_sub(1, std::memory_order_acq_rel) == 1) {

@@ -54,8 +54,11 @@ class Executor {
   ~Executor();
 
   // Thread-safe. Returns the fetched tensors in `fetches` order.
-  absl::StatusOr<std::vector<Tensor>> Run(absl::Span<const Feed> feeds,
-                                          absl::Span<const Endpoint> fetches) const;
+  // `resources` overrides the executor's own (function bodies run with
+  // their caller's).
+  absl::StatusOr<std::vector<Tensor>> Run(
+      absl::Span<const Feed> feeds, absl::Span<const Endpoint> fetches,
+      ResourceManager* resources = nullptr) const;
 
   // Number of nodes a Run with these feeds and fetches executes.
   absl::StatusOr<int> CountNodes(absl::Span<const Feed> feeds,

@@ -6,6 +6,9 @@
 
 namespace graphrt {
 
+void RegisterFrameOps(OpRegistry& r);     // Switch, Merge, Enter, Exit, NextIteration, LoopCond
+void RegisterFunctionOps(OpRegistry& r);  // If, While (+Stateless), (Stateful)PartitionedCall
+
 }  // namespace graphrt
 
 #endif  // GRAPHRT_OPS_CONTROL_CONTROL_OPS_H_

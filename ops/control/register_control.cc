@@ -4,6 +4,8 @@
 namespace graphrt {
 
 void RegisterControlOps(OpRegistry& r) {
+  RegisterFrameOps(r);
+  RegisterFunctionOps(r);
 }
 
 }  // namespace graphrt

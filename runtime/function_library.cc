@@ -1,0 +1,231 @@
+#include "runtime/function_library.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "runtime/executor.h"
+#include "runtime/status_macros.h"
+
+namespace graphrt {
+namespace {
+
+// Output args of ops with more than one, in order. An arg counts one
+// tensor unless it is a list; list args come last except for the ragged
+// ops (whose leading list length is an attr).
+const absl::flat_hash_map<std::string, std::vector<std::string>>& OutputArgs() {
+  static const auto* table =
+      new absl::flat_hash_map<std::string, std::vector<std::string>>{
+          {"Switch", {"output_false", "output_true"}},
+          {"RefSwitch", {"output_false", "output_true"}},
+          {"Merge", {"output", "value_index"}},
+          {"RefMerge", {"output", "value_index"}},
+          {"TopKV2", {"values", "indices"}},
+          {"TopK", {"values", "indices"}},
+          {"Unique", {"y", "idx"}},
+          {"UniqueV2", {"y", "idx"}},
+          {"ListDiff", {"out", "idx"}},
+          {"NonMaxSuppressionV4", {"selected_indices", "valid_outputs"}},
+          {"NonMaxSuppressionV5",
+           {"selected_indices", "selected_scores", "valid_outputs"}},
+          {"FusedBatchNorm",
+           {"y", "batch_mean", "batch_variance", "reserve_space_1",
+            "reserve_space_2"}},
+          {"FusedBatchNormV2",
+           {"y", "batch_mean", "batch_variance", "reserve_space_1",
+            "reserve_space_2"}},
+          {"FusedBatchNormV3",
+           {"y", "batch_mean", "batch_variance", "reserve_space_1",
+            "reserve_space_2", "reserve_space_3"}},
+          {"StringSplit", {"indices", "values", "shape"}},
+          {"StringSplitV2", {"indices", "values", "shape"}},
+          {"TensorArrayV3", {"handle", "flow"}},
+          {"TensorArrayConcatV3", {"value", "lengths"}},
+          {"MaxPoolWithArgmax", {"output", "argmax"}},
+          {"SparseFillEmptyRows",
+           {"output_indices", "output_values", "empty_row_indicator",
+            "reverse_index_map"}},
+          {"SparseReshape", {"output_indices", "output_shape"}},
+          {"TensorListPopBack", {"output_handle", "tensor"}},
+          {"TensorListConcat", {"tensor", "lengths"}},
+          {"TensorListConcatV2", {"tensor", "lengths"}},
+          {"StringNGrams", {"ngrams", "ngrams_splits"}},
+          {"LookupTableExport", {"keys", "values"}},
+          {"LookupTableExportV2", {"keys", "values"}},
+          {"RaggedGather", {"output_nested_splits", "output_dense_values"}},
+          {"RaggedRange", {"rt_nested_splits", "rt_dense_values"}},
+      };
+  return *table;
+}
+
+absl::StatusOr<int> OutputIndex(const tensorflow::NodeDef& node,
+                                absl::string_view arg, int index) {
+  auto it = OutputArgs().find(node.op());
+  if (it == OutputArgs().end()) return index;
+  int offset = 0;
+  for (const std::string& name : it->second) {
+    if (name == arg) return offset + index;
+    int size = 1;
+    if (name == "output_nested_splits" || name == "rt_nested_splits") {
+      auto a = node.attr().find(node.op() == "RaggedGather" ? "OUTPUT_RAGGED_RANK"
+                                                            : "Tsplits");
+      size = (a != node.attr().end() && a->second.i() > 0) ? a->second.i() : 1;
+    }
+    offset += size;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "op ", node.op(), " has no output arg '", arg, "'"));
+}
+
+// "node:arg:i" -> "node:k"; "arg" and "^node" unchanged.
+absl::StatusOr<std::string> RewriteInput(
+    const std::string& input,
+    const absl::flat_hash_map<std::string, const tensorflow::NodeDef*>& nodes) {
+  if (input.empty() || input[0] == '^') return input;
+  std::vector<std::string> parts = absl::StrSplit(input, ':');
+  if (parts.size() == 1) return input;
+  if (parts.size() == 2) return input;  // "node:k" already
+  if (parts.size() != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("bad input '", input, "'"));
+  }
+  int index;
+  if (!absl::SimpleAtoi(parts[2], &index) || index < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("bad input '", input, "'"));
+  }
+  auto it = nodes.find(parts[0]);
+  if (it == nodes.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input '", input, "' names no node of the function"));
+  }
+  GRAPHRT_ASSIGN_OR_RETURN(int k, OutputIndex(*it->second, parts[1], index));
+  return absl::StrCat(parts[0], ":", k);
+}
+
+class CompiledFunction : public Function {
+ public:
+  CompiledFunction(std::unique_ptr<Graph> graph, std::vector<Endpoint> args,
+                   std::vector<Endpoint> rets)
+      : graph_(std::move(graph)),
+        args_(std::move(args)),
+        rets_(std::move(rets)),
+        executor_(graph_.get(), nullptr, nullptr) {}
+
+  int num_inputs() const override { return static_cast<int>(args_.size()); }
+  int num_outputs() const override { return static_cast<int>(rets_.size()); }
+
+  absl::StatusOr<std::vector<Tensor>> Call(
+      const KernelContext& caller, std::vector<Tensor> args) const override {
+    if (args.size() != args_.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(graph_->what(), " takes ", args_.size(),
+                       " arguments, got ", args.size()));
+    }
+    std::vector<Feed> feeds;
+    feeds.reserve(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      feeds.push_back({args_[i], std::move(args[i])});
+    }
+    auto out = executor_.Run(feeds, rets_, caller.resources());
+    if (!out.ok()) return WithContext(out.status(), graph_->what());
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Graph> graph_;
+  std::vector<Endpoint> args_;
+  std::vector<Endpoint> rets_;
+  Executor executor_;
+};
+
+}  // namespace
+
+absl::StatusOr<tensorflow::GraphDef> FunctionToGraphDef(
+    const tensorflow::FunctionDef& fn, std::vector<std::string>* args,
+    std::vector<std::string>* rets) {
+  tensorflow::GraphDef graph;
+  const auto& sig = fn.signature();
+  for (const auto& arg : sig.input_arg()) {
+    tensorflow::NodeDef* ph = graph.add_node();
+    ph->set_name(arg.name());
+    ph->set_op("Placeholder");
+    if (arg.type() != tensorflow::DT_INVALID) {
+      (*ph->mutable_attr())["dtype"].set_type(arg.type());
+    }
+    args->push_back(arg.name());
+  }
+  absl::flat_hash_map<std::string, const tensorflow::NodeDef*> nodes;
+  for (const auto& node : fn.node_def()) nodes[node.name()] = &node;
+  for (const auto& node : fn.node_def()) {
+    tensorflow::NodeDef* out = graph.add_node();
+    *out = node;
+    out->clear_input();
+    for (const std::string& in : node.input()) {
+      auto rewritten = RewriteInput(in, nodes);
+      if (!rewritten.ok()) {
+        return WithContext(rewritten.status(),
+                           absl::StrCat("node '", node.name(), "'"));
+      }
+      out->add_input(*rewritten);
+    }
+  }
+  for (const auto& arg : sig.output_arg()) {
+    auto it = fn.ret().find(arg.name());
+    if (it == fn.ret().end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("output '", arg.name(), "' has no ret entry"));
+    }
+    GRAPHRT_ASSIGN_OR_RETURN(std::string ret, RewriteInput(it->second, nodes));
+    rets->push_back(ret);
+  }
+  return graph;
+}
+
+ModelFunctionLibrary::ModelFunctionLibrary(
+    const tensorflow::FunctionDefLibrary& library, const WeightMap* weights,
+    const OpRegistry* registry)
+    : library_(library), weights_(weights), registry_(registry) {
+  for (const auto& fn : library_.function()) {
+    defs_[fn.signature().name()] = &fn;
+  }
+}
+
+ModelFunctionLibrary::~ModelFunctionLibrary() = default;
+
+absl::StatusOr<std::shared_ptr<const Function>>
+ModelFunctionLibrary::Instantiate(const std::string& name) const {
+  auto cached = compiled_.find(name);
+  if (cached != compiled_.end()) return cached->second;
+  auto def = defs_.find(name);
+  if (def == defs_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("function '", name, "' is not in the model's library"));
+  }
+  if (!in_progress_.insert(name).second) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("function '", name, "' calls itself"));
+  }
+  std::string what = absl::StrCat("function '", name, "'");
+  std::vector<std::string> arg_names, ret_names;
+  auto graph_def = FunctionToGraphDef(*def->second, &arg_names, &ret_names);
+  absl::StatusOr<std::unique_ptr<Graph>> graph =
+      graph_def.ok() ? Graph::Build(*graph_def, *weights_, *registry_, what, this)
+                     : absl::StatusOr<std::unique_ptr<Graph>>(
+                           WithContext(graph_def.status(), what));
+  in_progress_.erase(name);
+  if (!graph.ok()) return graph.status();
+  std::vector<Endpoint> args, rets;
+  for (const auto& a : arg_names) {
+    GRAPHRT_ASSIGN_OR_RETURN(Endpoint e, (*graph)->ResolveTensor(a));
+    args.push_back(e);
+  }
+  for (const auto& r : ret_names) {
+    auto e = (*graph)->ResolveTensor(r);
+    if (!e.ok()) return WithContext(e.status(), what);
+    rets.push_back(*e);
+  }
+  auto fn = std::make_shared<CompiledFunction>(std::move(*graph),
+                                               std::move(args), std::move(rets));
+  compiled_[name] = fn;
+  return fn;
+}
+
+}  // namespace graphrt
