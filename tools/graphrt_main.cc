@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "ops/registry.h"
 #include "runtime/model.h"
 #include "runtime/status_macros.h"
 #include "tools/tensor_json.h"
@@ -31,6 +32,7 @@ constexpr char kUsage[] =
     "  graphrt info MODEL [--json]\n"
     "  graphrt bench MODEL [--inputs FILE] [--iters N] [--warmup N]"
     " [--threads N]\n"
+    "  graphrt ops          (lists the ops graphrt has kernels for)\n"
     "MODEL is a TF.js model.json or the folder holding it.\n";
 
 struct Args {
@@ -361,6 +363,10 @@ int Main(int argc, char** argv) {
   if (argc == 2 && (std::string(argv[1]) == "help" ||
                     std::string(argv[1]) == "--help")) {
     std::cout << kUsage;
+    return 0;
+  }
+  if (argc == 2 && std::string(argv[1]) == "ops") {
+    for (const std::string& op : BuiltinOps().OpNames()) std::cout << op << "\n";
     return 0;
   }
   if (!args.ok()) {
