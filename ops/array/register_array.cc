@@ -9,6 +9,20 @@ void RegisterArrayOps(OpRegistry& r) {
   RegisterCast(r);
   RegisterGather(r);
   RegisterConcat(r);
+  RegisterTranspose(r);
+  RegisterSlice(r);
+  RegisterPack(r);
+  RegisterSplit(r);
+  RegisterReverse(r);
+  RegisterTile(r);
+  RegisterShapeOps(r);
+  RegisterFill(r);
+  RegisterRandom(r);
+  RegisterPad(r);
+  RegisterGatherNd(r);
+  RegisterScatterNd(r);
+  RegisterSpaceOps(r);
+  RegisterFakeQuant(r);
 }
 
 }  // namespace graphrt

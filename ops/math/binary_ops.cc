@@ -12,8 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/math/math_ops.h"
 #include "ops/math/broadcast.h"
+#include "ops/math/cwise_fns.h"
+#include "ops/math/math_ops.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -21,28 +22,13 @@ namespace {
 
 enum class BinaryKind { kAdd, kSub, kMul, kDiv };
 
-template <typename T>
-constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-// Unsigned type wide enough that integer arithmetic on it wraps without
-// promotion to (signed) int.
-template <typename T, bool = kIsInt<T>>
-struct WrapType {
-  using type = T;
-};
-template <typename T>
-struct WrapType<T, true> {
-  using type =
-      std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
-};
-template <typename T>
-using Wrap = typename WrapType<T>::type;
+using ops::kIsInt;
 
 template <typename T>
 struct AddFn {
   T operator()(const T& a, const T& b) const {
     if constexpr (kIsInt<T>) {
-      return static_cast<T>(static_cast<Wrap<T>>(a) + static_cast<Wrap<T>>(b));
+      return ops::WrapAdd(a, b);
     } else {
       return a + b;
     }
@@ -51,69 +37,25 @@ struct AddFn {
 
 template <typename T>
 struct SubFn {
-  T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>) {
-      return static_cast<T>(static_cast<Wrap<T>>(a) - static_cast<Wrap<T>>(b));
-    } else {
-      return a - b;
-    }
-  }
+  T operator()(T a, T b) const { return ops::WrapSub(a, b); }
 };
 
 template <typename T>
 struct MulFn {
-  T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>) {
-      return static_cast<T>(static_cast<Wrap<T>>(a) * static_cast<Wrap<T>>(b));
-    } else {
-      return a * b;
-    }
-  }
+  T operator()(T a, T b) const { return ops::WrapMul(a, b); }
 };
 
-// Integer division: truncates toward zero; b != 0 is checked beforehand;
-// MIN / -1 wraps to MIN instead of trapping.
+// Integer division truncates toward zero (b != 0 is checked beforehand;
+// MIN / -1 wraps to MIN); floating point divides.
 template <typename T>
 struct DivFn {
-  T operator()(T a, T b) const {
-    if constexpr (kIsInt<T>) {
-      if constexpr (std::is_signed_v<T>) {
-        if (b == T(-1)) {
-          return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(a));
-        }
-      }
-      return static_cast<T>(a / b);
-    } else {
-      return a / b;
-    }
-  }
+  T operator()(T a, T b) const { return ops::TruncDiv(a, b); }
 };
 
 template <typename T, typename Fn>
 void RunBroadcast(const ops::BroadcastPlan& plan, const T* x, const T* y,
                   T* out, Fn fn) {
-  ops::ForEachBroadcastRow(plan, ops::kParallelMinElements,
-                           [=](int64_t xo, int64_t yo, int64_t oo, int64_t n,
-                               int64_t xs, int64_t ys) {
-                             const T* __restrict xp = x + xo;
-                             const T* __restrict yp = y + yo;
-                             T* __restrict op = out + oo;
-                             if (xs != 0 && ys != 0) {
-                               for (int64_t i = 0; i < n; ++i)
-                                 op[i] = fn(xp[i], yp[i]);
-                             } else if (xs != 0) {
-                               const T& b = *yp;
-                               for (int64_t i = 0; i < n; ++i)
-                                 op[i] = fn(xp[i], b);
-                             } else if (ys != 0) {
-                               const T& a = *xp;
-                               for (int64_t i = 0; i < n; ++i)
-                                 op[i] = fn(a, yp[i]);
-                             } else {
-                               const T v = fn(*xp, *yp);
-                               for (int64_t i = 0; i < n; ++i) op[i] = v;
-                             }
-                           });
+  ops::BroadcastApply(plan, x, y, out, ops::kParallelMinElements, fn);
 }
 
 const char* KindName(BinaryKind kind) {

@@ -139,6 +139,153 @@ void ForEachBroadcastRow(const BroadcastPlan& plan, int64_t min_parallel,
   });
 }
 
+// out[i] = fn(x[i'], y[i'']) over the broadcast plan (see
+// ForEachBroadcastRow), for element-wise kernels whose operand and result
+// element types may differ (comparisons produce bool). The inner loops
+// are plain contiguous loops the compiler can vectorise.
+template <typename A, typename B, typename Out, typename Fn>
+void BroadcastApply(const BroadcastPlan& plan, const A* x, const B* y, Out* out,
+                    int64_t min_parallel, const Fn& fn) {
+  ForEachBroadcastRow(plan, min_parallel,
+                      [&](int64_t xo, int64_t yo, int64_t oo, int64_t n,
+                          int64_t xs, int64_t ys) {
+                        const A* __restrict xp = x + xo;
+                        const B* __restrict yp = y + yo;
+                        Out* __restrict op = out + oo;
+                        if (xs != 0 && ys != 0) {
+                          for (int64_t i = 0; i < n; ++i)
+                            op[i] = fn(xp[i], yp[i]);
+                        } else if (xs != 0) {
+                          const B b = *yp;
+                          for (int64_t i = 0; i < n; ++i) op[i] = fn(xp[i], b);
+                        } else if (ys != 0) {
+                          const A a = *xp;
+                          for (int64_t i = 0; i < n; ++i) op[i] = fn(a, yp[i]);
+                        } else {
+                          const Out v = fn(*xp, *yp);
+                          for (int64_t i = 0; i < n; ++i) op[i] = v;
+                        }
+                      });
+}
+
+// Broadcasting of three operands (Select, SelectV2, ClipByValue), with
+// the same collapsing as BroadcastPlan. strides[k] are operand k's element
+// strides per collapsed dim (0 = broadcast).
+struct Broadcast3Plan {
+  Shape out_shape;
+  std::vector<int64_t> dims;  // collapsed, outermost first; never empty
+  std::vector<int64_t> strides[3];
+};
+
+// Error: "Incompatible shapes: [2] vs. [3] vs. [1]".
+inline absl::StatusOr<Broadcast3Plan> MakeBroadcast3Plan(const Shape& a,
+                                                         const Shape& b,
+                                                         const Shape& c) {
+  const Shape* s[3] = {&a, &b, &c};
+  Broadcast3Plan plan;
+  const int rank = std::max({a.rank(), b.rank(), c.rank()});
+  std::vector<int64_t> dims;
+  std::vector<int> flags;  // bit k set: operand k broadcast in this dim
+  for (int i = 0; i < rank; ++i) {
+    int64_t d[3];
+    int64_t out = 1;
+    for (int k = 0; k < 3; ++k) {
+      const int j = i - (rank - s[k]->rank());
+      d[k] = j < 0 ? 1 : s[k]->dim(j);
+      if (d[k] != 1) {
+        if (out != 1 && out != d[k]) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("Incompatible shapes: ", a.ToString(), " vs. ",
+                           b.ToString(), " vs. ", c.ToString()));
+        }
+        out = d[k];
+      }
+    }
+    plan.out_shape.AddDim(out);
+    if (out == 1) continue;
+    int f = 0;
+    for (int k = 0; k < 3; ++k) f |= (d[k] == 1 ? 1 << k : 0);
+    if (!dims.empty() && flags.back() == f) {
+      dims.back() *= out;
+    } else {
+      dims.push_back(out);
+      flags.push_back(f);
+    }
+  }
+  if (dims.empty()) {
+    dims.push_back(1);
+    flags.push_back(0);
+  }
+  const int n = static_cast<int>(dims.size());
+  for (int k = 0; k < 3; ++k) {
+    plan.strides[k].assign(n, 0);
+    int64_t st = 1;
+    for (int i = n - 1; i >= 0; --i) {
+      if (!(flags[i] & (1 << k))) {
+        plan.strides[k][i] = st;
+        st *= dims[i];
+      }
+    }
+  }
+  plan.dims = std::move(dims);
+  return plan;
+}
+
+// out[i] = fn(a[.], b[.], c[.]) over a Broadcast3Plan; split over oneTBB
+// by output rows like ForEachBroadcastRow.
+template <typename A, typename B, typename C, typename Out, typename Fn>
+void Broadcast3Apply(const Broadcast3Plan& plan, const A* a, const B* b,
+                     const C* c, Out* out, int64_t min_parallel, const Fn& fn) {
+  for (int64_t d : plan.dims) {
+    if (d == 0) return;
+  }
+  const int n = static_cast<int>(plan.dims.size());
+  const int64_t inner = plan.dims[n - 1];
+  const int64_t as = plan.strides[0][n - 1];
+  const int64_t bs = plan.strides[1][n - 1];
+  const int64_t cs = plan.strides[2][n - 1];
+  int64_t rows = 1;
+  for (int i = 0; i < n - 1; ++i) rows *= plan.dims[i];
+  auto row = [&](int64_t ao, int64_t bo, int64_t co, int64_t oo, int64_t len) {
+    const A* __restrict ap = a + ao;
+    const B* __restrict bp = b + bo;
+    const C* __restrict cp = c + co;
+    Out* __restrict op = out + oo;
+    for (int64_t i = 0; i < len; ++i) {
+      op[i] = fn(ap[i * as], bp[i * bs], cp[i * cs]);
+    }
+  };
+  if (n == 1) {
+    ParallelFor(inner, min_parallel, [&](int64_t begin, int64_t end) {
+      row(begin * as, begin * bs, begin * cs, begin, end - begin);
+    });
+    return;
+  }
+  const int64_t min_rows =
+      inner >= min_parallel ? 2 : (min_parallel + inner - 1) / inner;
+  ParallelFor(rows, min_rows, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> idx(n - 1);
+    int64_t rest = begin;
+    int64_t off[3] = {0, 0, 0};
+    for (int i = n - 2; i >= 0; --i) {
+      idx[i] = rest % plan.dims[i];
+      rest /= plan.dims[i];
+      for (int k = 0; k < 3; ++k) off[k] += idx[i] * plan.strides[k][i];
+    }
+    for (int64_t r = begin; r < end; ++r) {
+      row(off[0], off[1], off[2], r * inner, inner);
+      for (int i = n - 2; i >= 0; --i) {
+        for (int k = 0; k < 3; ++k) off[k] += plan.strides[k][i];
+        if (++idx[i] < plan.dims[i]) break;
+        for (int k = 0; k < 3; ++k) {
+          off[k] -= plan.strides[k][i] * plan.dims[i];
+        }
+        idx[i] = 0;
+      }
+    }
+  });
+}
+
 }  // namespace ops
 }  // namespace graphrt
 

@@ -9,8 +9,16 @@ void RegisterMathOps(OpRegistry& r) {
   RegisterSoftmax(r);
   RegisterMatMul(r);
   RegisterBiasAdd(r);
-  RegisterMean(r);
   RegisterArgMax(r);
+  RegisterArithmetic(r);
+  RegisterUnaryOps(r);
+  RegisterComplexOps(r);
+  RegisterComparisonOps(r);
+  RegisterSelect(r);
+  RegisterReductions(r);
+  RegisterCumulative(r);
+  RegisterBincount(r);
+  RegisterFft(r);
 }
 
 }  // namespace graphrt

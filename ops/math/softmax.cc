@@ -1,5 +1,9 @@
-// Softmax over the last axis (float32, float64), numerically stable:
-// exp(x - max(x)) / sum(exp(x - max(x))) per row. Inputs need rank >= 1.
+// Softmax and LogSoftmax over the last axis (float32, float64),
+// numerically stable per row:
+//   Softmax    exp(x - max(x)) / sum(exp(x - max(x)))
+//   LogSoftmax (x - max(x)) - log(sum(exp(x - max(x))))
+// Inputs need rank >= 1.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 
@@ -14,7 +18,7 @@ namespace graphrt {
 namespace {
 
 template <typename T>
-void SoftmaxRows(const T* in, T* out, int64_t rows, int64_t depth) {
+void SoftmaxRows(const T* in, T* out, int64_t rows, int64_t depth, bool log) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
   const int64_t min_rows = depth >= ops::kParallelMinElements / 4
                                ? 2
@@ -24,15 +28,21 @@ void SoftmaxRows(const T* in, T* out, int64_t rows, int64_t depth) {
       Eigen::Map<const Array> x(in + r * depth, depth);
       Eigen::Map<Array> y(out + r * depth, depth);
       const T max = x.maxCoeff();
-      y = (x - max).exp();
-      y *= T(1) / y.sum();
+      if (log) {
+        y = x - max;
+        const T lse = std::log(y.exp().sum());
+        y -= lse;
+      } else {
+        y = (x - max).exp();
+        y *= T(1) / y.sum();
+      }
     }
   });
 }
 
 class SoftmaxKernel : public Kernel {
  public:
-  explicit SoftmaxKernel(DType t) : t_(t) {}
+  SoftmaxKernel(DType t, bool log) : t_(t), log_(log) {}
 
   absl::Status Run(KernelContext& ctx) const override {
     GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 1));
@@ -52,17 +62,20 @@ class SoftmaxKernel : public Kernel {
     if (x.num_elements() == 0) return absl::OkStatus();
     const int64_t rows = x.num_elements() / depth;
     return ops::DispatchDType<float, double>(
-        x.dtype(), "Softmax", [&](auto tag) {
+        x.dtype(), log_ ? "LogSoftmax" : "Softmax", [&](auto tag) {
           using T = typename decltype(tag)::type;
-          SoftmaxRows<T>(x.data<T>(), out->mutable_data<T>(), rows, depth);
+          SoftmaxRows<T>(x.data<T>(), out->mutable_data<T>(), rows, depth,
+                         log_);
           return absl::OkStatus();
         });
   }
 
  private:
   DType t_;
+  bool log_;
 };
 
+template <bool kLog>
 absl::StatusOr<std::unique_ptr<Kernel>> CreateSoftmax(const KernelInit& init) {
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kInvalid));
@@ -72,14 +85,17 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateSoftmax(const KernelInit& init) {
   }
   if (init.num_inputs != 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("Softmax '", init.node.name(), "' needs 1 input, has ",
-                     init.num_inputs));
+        absl::StrCat(init.node.op(), " '", init.node.name(),
+                     "' needs 1 input, has ", init.num_inputs));
   }
-  return std::unique_ptr<Kernel>(new SoftmaxKernel(t));
+  return std::unique_ptr<Kernel>(new SoftmaxKernel(t, kLog));
 }
 
 }  // namespace
 
-void RegisterSoftmax(OpRegistry& r) { r.Register("Softmax", CreateSoftmax); }
+void RegisterSoftmax(OpRegistry& r) {
+  r.Register("Softmax", CreateSoftmax<false>);
+  r.Register("LogSoftmax", CreateSoftmax<true>);
+}
 
 }  // namespace graphrt

@@ -54,6 +54,17 @@ Tensor T_(const std::vector<int64_t>& shape, const std::vector<T>& values) {
   return Tensor::FromVector<T>(values, Shape(absl::MakeConstSpan(shape)));
 }
 
+// std::vector<bool> has no contiguous storage: copy element by element.
+template <>
+inline Tensor T_<bool>(const std::vector<int64_t>& shape,
+                       const std::vector<bool>& values) {
+  Tensor t = *Tensor::Allocate(DType::kBool, Shape(absl::MakeConstSpan(shape)));
+  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.num_elements()); ++i) {
+    t.mutable_data<bool>()[i] = values[i];
+  }
+  return t;
+}
+
 template <typename T>
 std::vector<T> Values(const Tensor& t) {
   return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());

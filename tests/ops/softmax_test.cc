@@ -74,5 +74,24 @@ TEST(SoftmaxTest, Errors) {
   EXPECT_EQ((*e)[0].shape(), Shape({0, 3}));
 }
 
+TEST(SoftmaxTest, LogSoftmaxStable) {
+  OpTest t("LogSoftmax");
+  t.Attr("T", DType::kFloat32);
+  auto out = t.Run({T_<float>({2, 3}, {1, 2, 3, 1000, 1000, 1000})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), Shape({2, 3}));
+  const float lse = std::log(std::exp(1.f) + std::exp(2.f) + std::exp(3.f));
+  ExpectNear(Values<float>((*out)[0]),
+             {1 - lse, 2 - lse, 3 - lse, -std::log(3.f), -std::log(3.f),
+              -std::log(3.f)},
+             1e-5f);
+  OpTest t2("LogSoftmax");
+  EXPECT_FALSE(t2.Run({Tensor::Scalar<float>(1)}).ok());
+  OpTest t3("LogSoftmax");
+  auto d = t3.Run({T_<double>({1, 2}, {0, 0})});
+  ASSERT_TRUE(d.ok());
+  EXPECT_NEAR(Values<double>((*d)[0])[0], -std::log(2.0), 1e-12);
+}
+
 }  // namespace
 }  // namespace graphrt::testing

@@ -4,7 +4,8 @@
 // outputs it got, for graphrt's tests to compare against.
 //
 //   node golden.js MODEL_JSON OUT.json [--inputs FILE] [--seed N]
-//        [--shape NAME=1,2,3]... [--backend cpu|wasm] [--check GOLDEN.json]
+//        [--shape NAME=1,2,3]... [--value NAME=0.5]... [--backend cpu|wasm]
+//        [--check GOLDEN.json]
 //
 // Modules come from the cache dir tools/golden/setup.sh installs into
 // ($GRAPHRT_CACHE or $HOME/.cache/graphrt)/golden-node/node_modules, or
@@ -15,7 +16,9 @@
 // (float32 uniform [0,1), int32 integers in [0,256), bool coin flips,
 // string short lower-case words); an unknown leading dim becomes 1, other
 // unknown dims 64, unless --shape NAME=d0,d1,... says otherwise (--shape
-// NAME= for a scalar). --inputs FILE takes tensors from FILE's "inputs"
+// NAME= for a scalar). --value NAME=V fills a generated input with the
+// constant V instead of random values (e.g. recurrent states = 0, a ratio
+// = 0.5); such inputs draw nothing from the generator. --inputs FILE takes tensors from FILE's "inputs"
 // (a golden file or a hand-written {"inputs":[...]}) by name; inputs not in
 // the file are still generated. Resource inputs (hash-table handles) are
 // bound by the model's initializer and never fed.
@@ -94,13 +97,14 @@ const tfconv = load('@tensorflow/tfjs-converter');
 function usage(msg) {
   if (msg) console.error(`golden.js: ${msg}`);
   console.error('usage: node golden.js MODEL_JSON OUT.json [--inputs FILE] ' +
-                '[--seed N] [--shape NAME=1,2,3]... [--backend cpu|wasm] ' +
+                '[--seed N] [--shape NAME=1,2,3]... [--value NAME=V]... ' +
+                '[--backend cpu|wasm] ' +
                 '[--check GOLDEN.json]');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = {seed: 1, backend: 'cpu', shapes: {}, positional: []};
+  const args = {seed: 1, backend: 'cpu', shapes: {}, values: {}, positional: []};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -123,6 +127,14 @@ function parseArgs(argv) {
             if (!Number.isInteger(n) || n < 0) usage(`--shape ${spec}: bad dim ${d}`);
             return n;
           });
+    } else if (a === '--value') {
+      const spec = next();
+      const eq = spec.lastIndexOf('=');
+      const v = Number(spec.slice(eq + 1));
+      if (eq <= 0 || spec.slice(eq + 1).trim() === '' || Number.isNaN(v)) {
+        usage(`--value ${spec}: expected NAME=number`);
+      }
+      args.values[spec.slice(0, eq)] = v;
     } else if (a === '--backend') {
       args.backend = next();
       if (args.backend !== 'cpu' && args.backend !== 'wasm') {
@@ -256,6 +268,17 @@ function randomData(dtype, n, rand) {
   }
 }
 
+function constantData(dtype, n, value, name) {
+  switch (dtype) {
+    case 'float32': return new Float32Array(n).fill(value);
+    case 'int32':
+      if (!Number.isInteger(value)) throw new Error(`--value ${name}: int32 needs an integer`);
+      return new Int32Array(n).fill(value);
+    case 'bool': return new Uint8Array(n).fill(value ? 1 : 0);
+    default: throw new Error(`--value ${name}: not supported for dtype ${dtype}`);
+  }
+}
+
 function makeTensor(dtype, shape, data) {
   if (dtype === 'string') return tf.tensor(data, shape, 'string');
   if (dtype === 'complex64') {
@@ -319,7 +342,11 @@ function buildInputs(model, signature, args) {
       shape = args.shapes[info.name] || args.shapes[key] ||
           (info.shape || []).map((d, axis) =>
               (d == null || d < 0 ? (axis === 0 ? 1 : 64) : d));
-      data = randomData(dtype, shape.reduce((a, b) => a * b, 1), rand);
+      const n = shape.reduce((a, b) => a * b, 1);
+      const value = info.name in args.values ? args.values[info.name]
+                                             : args.values[key];
+      data = value === undefined ? randomData(dtype, n, rand)
+                                 : constantData(dtype, n, value, info.name);
     }
     feed[info.name] = makeTensor(dtype, shape, data);
     records.push({name: info.name, dtype, model_dtype: info.dtype || dtype,

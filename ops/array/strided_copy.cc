@@ -1,0 +1,138 @@
+#include "ops/array/strided_copy.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace graphrt {
+namespace ops {
+namespace {
+
+constexpr int64_t kTile = 32;
+
+struct Collapsed {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;
+};
+
+// Drops size-1 dims and merges a dim into the next when they are
+// contiguous (stride[i] == stride[i+1] * dim[i+1]).
+Collapsed Collapse(absl::Span<const int64_t> dims,
+                   absl::Span<const int64_t> strides) {
+  Collapsed c;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;
+    c.dims.push_back(dims[i]);
+    c.strides.push_back(strides[i]);
+  }
+  // Merge from the inside out.
+  Collapsed m;
+  for (size_t i = 0; i < c.dims.size(); ++i) {
+    if (!m.dims.empty() &&
+        m.strides.back() == c.strides[i] * c.dims[i]) {
+      m.dims.back() *= c.dims[i];
+      m.strides.back() = c.strides[i];
+    } else {
+      m.dims.push_back(c.dims[i]);
+      m.strides.push_back(c.strides[i]);
+    }
+  }
+  if (m.dims.empty()) {
+    m.dims.push_back(1);
+    m.strides.push_back(1);
+  }
+  return m;
+}
+
+// Source offset of outer row `row` (index over all dims but the last
+// `inner_dims`).
+int64_t RowOffset(const Collapsed& c, int outer_rank, int64_t row) {
+  int64_t off = 0;
+  for (int i = outer_rank - 1; i >= 0; --i) {
+    const int64_t d = c.dims[i];
+    off += (row % d) * c.strides[i];
+    row /= d;
+  }
+  return off;
+}
+
+template <typename S>
+void CopyTyped(const S* src, int64_t offset, const Collapsed& c, S* dst) {
+  const int rank = static_cast<int>(c.dims.size());
+  const int64_t inner = c.dims[rank - 1];
+  const int64_t inner_stride = c.strides[rank - 1];
+  // Batched 2-D transpose: tile the last two dims.
+  if (rank >= 2 && inner_stride != 1 && c.strides[rank - 2] == 1 &&
+      c.dims[rank - 2] >= 8 && inner >= 8) {
+    const int64_t rows = c.dims[rank - 2];
+    const int64_t outer = [&] {
+      int64_t n = 1;
+      for (int i = 0; i < rank - 2; ++i) n *= c.dims[i];
+      return n;
+    }();
+    const int64_t row_tiles = (rows + kTile - 1) / kTile;
+    const int64_t matrix = rows * inner;
+    const int64_t min_tasks = std::max<int64_t>(
+        1, kParallelMinElements / std::min<int64_t>(matrix, kTile * inner));
+    ParallelFor(outer * row_tiles, min_tasks, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t o = t / row_tiles;
+        const int64_t r0 = (t % row_tiles) * kTile;
+        const int64_t r1 = std::min(rows, r0 + kTile);
+        const S* s = src + offset + RowOffset(c, rank - 2, o);
+        S* d = dst + o * matrix;
+        for (int64_t j0 = 0; j0 < inner; j0 += kTile) {
+          const int64_t j1 = std::min(inner, j0 + kTile);
+          for (int64_t r = r0; r < r1; ++r) {
+            for (int64_t j = j0; j < j1; ++j) {
+              d[r * inner + j] = s[r + j * inner_stride];
+            }
+          }
+        }
+      }
+    });
+    return;
+  }
+  int64_t rows = 1;
+  for (int i = 0; i < rank - 1; ++i) rows *= c.dims[i];
+  const int64_t min_rows =
+      std::max<int64_t>(1, kParallelMinElements / std::max<int64_t>(inner, 1));
+  ParallelFor(rows, min_rows, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const S* s = src + offset + RowOffset(c, rank - 1, r);
+      S* d = dst + r * inner;
+      if (inner_stride == 1) {
+        std::copy(s, s + inner, d);
+      } else {
+        for (int64_t j = 0; j < inner; ++j) d[j] = s[j * inner_stride];
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void StridedCopy(DType dtype, const void* src, int64_t offset,
+                 absl::Span<const int64_t> dims,
+                 absl::Span<const int64_t> strides, void* dst) {
+  for (int64_t d : dims) {
+    if (d == 0) return;
+  }
+  const Collapsed c = Collapse(dims, strides);
+  DispatchStorage(dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    CopyTyped<S>(static_cast<const S*>(src), offset, c, static_cast<S*>(dst));
+  });
+}
+
+std::vector<int64_t> RowMajorStrides(const Shape& shape) {
+  std::vector<int64_t> s(shape.rank());
+  int64_t acc = 1;
+  for (int i = shape.rank() - 1; i >= 0; --i) {
+    s[i] = acc;
+    acc *= shape.dim(i);
+  }
+  return s;
+}
+
+}  // namespace ops
+}  // namespace graphrt

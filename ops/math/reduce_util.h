@@ -1,0 +1,166 @@
+// Shared machinery of the axis reductions (Sum, Prod, Max, Min, All, Any,
+// Mean, EuclideanNorm).
+//
+// MakeReduction reads the axes tensor (int32/int64 scalar or vector;
+// negative axes count from the end; duplicates allowed; an empty list
+// reduces nothing) and computes the output shape (reduced dims dropped,
+// or kept as 1 with keep_dims). The input dims are then collapsed: size-1
+// dims dropped and adjacent dims of the same kind (reduced / kept) merged,
+// so a reduction is a short alternating loop nest.
+//
+// Reduce<T>(in, reduction, reducer, out) evaluates it. A reducer is
+//   struct R {
+//     using Acc = ...;                 // accumulator type
+//     Acc Init() const;                // identity (result over nothing)
+//     void Add(Acc& acc, T v) const;   // fold one input element
+//     Out Finish(const Acc& acc, int64_t count) const;  // count = elements
+//   };                                                  // per output
+// Every output element is folded in the same fixed order (input order)
+// whatever the thread count; outputs are split over oneTBB when the input
+// is large. When the innermost dim is kept, a run of contiguous outputs is
+// accumulated together so the inner loop is contiguous and vectorisable.
+#ifndef GRAPHRT_OPS_MATH_REDUCE_UTIL_H_
+#define GRAPHRT_OPS_MATH_REDUCE_UTIL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "ops/array/op_util.h"
+#include "runtime/shape.h"
+#include "runtime/status_macros.h"
+#include "runtime/tensor.h"
+
+namespace graphrt {
+namespace ops {
+
+struct Reduction {
+  Shape out_shape;            // with keep_dims applied
+  int64_t out_size = 0;       // out_shape.num_elements()
+  int64_t count = 0;          // input elements folded into each output
+  std::vector<int64_t> dims;  // collapsed input dims, outermost first
+  std::vector<bool> reduced;  // per collapsed dim
+};
+
+inline absl::StatusOr<Reduction> MakeReduction(const Shape& in,
+                                               const Tensor& axes_t,
+                                               bool keep_dims) {
+  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                           ReadIntVector(axes_t, "reduction_indices"));
+  const int rank = in.rank();
+  std::vector<bool> red(rank, false);
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid reduction dimension ", axis, " for input of shape ",
+          in.ToString(), " with ", rank, " dimension(s)"));
+    }
+    red[axis < 0 ? axis + rank : axis] = true;
+  }
+  Reduction r;
+  int64_t count = 1;
+  for (int i = 0; i < rank; ++i) {
+    if (!red[i]) {
+      r.out_shape.AddDim(in.dim(i));
+    } else {
+      count *= in.dim(i);
+      if (keep_dims) r.out_shape.AddDim(1);
+    }
+    if (in.dim(i) == 1) continue;
+    if (!r.dims.empty() && r.reduced.back() == red[i]) {
+      r.dims.back() *= in.dim(i);
+    } else {
+      r.dims.push_back(in.dim(i));
+      r.reduced.push_back(red[i]);
+    }
+  }
+  if (r.dims.empty()) {
+    r.dims.push_back(1);
+    r.reduced.push_back(false);
+  }
+  r.out_size = r.out_shape.num_elements();
+  r.count = count;
+  return r;
+}
+
+template <typename T, typename Out, typename R>
+void Reduce(const T* in, const Reduction& red, const R& reducer, Out* out) {
+  using Acc = typename R::Acc;
+  if (red.out_size == 0) return;
+  const int n = static_cast<int>(red.dims.size());
+  std::vector<int64_t> istride(n);
+  int64_t s = 1;
+  for (int i = n - 1; i >= 0; --i) {
+    istride[i] = s;
+    s *= red.dims[i];
+  }
+  const bool inner_reduced = red.reduced[n - 1];
+  // Contiguous outputs per output row, and the contiguous input run folded
+  // per reduced combination.
+  const int64_t width = inner_reduced ? 1 : red.dims[n - 1];
+  const int64_t run = inner_reduced ? red.dims[n - 1] : 1;
+  const int last = n - 1;  // the dim covered by width / run
+  std::vector<int64_t> kdims, kstride, rdims, rstride;
+  for (int i = 0; i < last; ++i) {
+    (red.reduced[i] ? rdims : kdims).push_back(red.dims[i]);
+    (red.reduced[i] ? rstride : kstride).push_back(istride[i]);
+  }
+  int64_t combos = 1;
+  for (int64_t d : rdims) combos *= d;
+  const int nk = static_cast<int>(kdims.size());
+  const int nr = static_cast<int>(rdims.size());
+
+  auto body = [&](int64_t begin, int64_t end) {
+    // Not std::vector: Acc may be bool.
+    std::unique_ptr<Acc[]> acc(new Acc[std::min(width, end - begin)]);
+    std::vector<int64_t> ridx(nr);
+    int64_t o = begin;
+    while (o < end) {
+      const int64_t row = o / width;
+      const int64_t c0 = o % width;
+      const int64_t len = std::min(width - c0, end - o);
+      int64_t base = c0 * (inner_reduced ? 0 : 1);
+      int64_t rest = row;
+      for (int i = nk - 1; i >= 0; --i) {
+        base += (rest % kdims[i]) * kstride[i];
+        rest /= kdims[i];
+      }
+      for (int64_t c = 0; c < len; ++c) acc[c] = reducer.Init();
+      std::fill(ridx.begin(), ridx.end(), 0);
+      int64_t roff = 0;
+      for (int64_t k = 0; k < combos; ++k) {
+        const T* p = in + base + roff;
+        if (inner_reduced) {
+          Acc a = acc[0];
+          for (int64_t j = 0; j < run; ++j) reducer.Add(a, p[j]);
+          acc[0] = a;
+        } else {
+          Acc* __restrict ap = acc.get();
+          for (int64_t c = 0; c < len; ++c) reducer.Add(ap[c], p[c]);
+        }
+        for (int i = nr - 1; i >= 0; --i) {
+          roff += rstride[i];
+          if (++ridx[i] < rdims[i]) break;
+          roff -= rstride[i] * rdims[i];
+          ridx[i] = 0;
+        }
+      }
+      for (int64_t c = 0; c < len; ++c) {
+        out[o + c] = reducer.Finish(acc[c], red.count);
+      }
+      o += len;
+    }
+  };
+  const int64_t per_out = std::max<int64_t>(red.count, 1);
+  const int64_t min_outputs =
+      std::max<int64_t>(2, kParallelMinElements / per_out);
+  ParallelFor(red.out_size, min_outputs, body);
+}
+
+}  // namespace ops
+}  // namespace graphrt
+
+#endif  // GRAPHRT_OPS_MATH_REDUCE_UTIL_H_

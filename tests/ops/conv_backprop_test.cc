@@ -1,0 +1,159 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/ops/op_test_util.h"
+
+namespace graphrt::testing {
+namespace {
+
+void ExpectError(const absl::StatusOr<std::vector<Tensor>>& r,
+                 const std::string& substr) {
+  ASSERT_FALSE(r.ok()) << "expected an error containing '" << substr << "'";
+  EXPECT_NE(std::string(r.status().message()).find(substr), std::string::npos)
+      << r.status();
+}
+
+std::vector<float> Random(int64_t n, std::mt19937* rng) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(*rng);
+  return v;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want,
+                float tol = 1e-4f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], tol) << "at " << i;
+  }
+}
+
+// [n, h, w, c] -> [n, c, h, w].
+std::vector<float> Nhwc2Nchw(const std::vector<float>& v, int64_t n, int64_t h,
+                             int64_t w, int64_t c) {
+  std::vector<float> o(v.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        for (int64_t k = 0; k < c; ++k)
+          o[((b * c + k) * h + y) * w + x] = v[((b * h + y) * w + x) * c + k];
+  return o;
+}
+
+// TF window geometry: output size and pad_before.
+void Window(int64_t in, int64_t k, int64_t s, int64_t d,
+            const std::string& padding, int64_t pb, int64_t pa, int64_t* out,
+            int64_t* before) {
+  const int64_t e = (k - 1) * d + 1;
+  if (padding == "VALID") {
+    *out = (in - e + s) / s;
+    *before = 0;
+  } else if (padding == "SAME") {
+    *out = (in + s - 1) / s;
+    *before = std::max<int64_t>(0, (*out - 1) * s + e - in) / 2;
+  } else {
+    *out = (in + pb + pa - e + s) / s;
+    *before = pb;
+  }
+}
+TEST(Conv2DBackpropInputTest, HandComputed) {
+  OpTest t("Conv2DBackpropInput");
+  t.Attr("strides", std::vector<int64_t>{1, 1, 1, 1}).Attr("padding", "VALID");
+  auto r = t.Run({T_<int32_t>({4}, {1, 3, 3, 1}),
+                  T_<float>({2, 2, 1, 1}, {1, 1, 1, 1}),
+                  T_<float>({1, 2, 2, 1}, {1, 1, 1, 1})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)[0].shape(), Shape({1, 3, 3, 1}));
+  EXPECT_EQ(Values<float>((*r)[0]),
+            (std::vector<float>{1, 2, 1, 2, 4, 2, 1, 2, 1}));
+}
+
+// <conv(x, f), dy> == <x, backprop(dy, f)> for random geometries.
+TEST(Conv2DBackpropInputTest, AdjointOfConv2D) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> small(1, 4);
+  const char* paddings[3] = {"SAME", "VALID", "EXPLICIT"};
+  int ran = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    const int64_t n = small(rng) % 2 + 1, h = small(rng) + 4,
+                  w = small(rng) + 4, cin = small(rng), cout = small(rng),
+                  kh = small(rng) % 3 + 1, kw = small(rng) % 3 + 1,
+                  sh = small(rng), sw = small(rng), dh = iter % 3 ? 1 : 2,
+                  dw = iter % 4 ? 1 : 2;
+    const std::string padding = paddings[iter % 3];
+    const int64_t pt = small(rng) - 1, pb = small(rng) - 1;
+    const int64_t pl = small(rng) - 1, pr = small(rng) - 1;
+    const bool nchw = iter % 2 == 1;
+    std::vector<int64_t> strides = nchw ? std::vector<int64_t>{1, 1, sh, sw}
+                                        : std::vector<int64_t>{1, sh, sw, 1};
+    std::vector<int64_t> dil = nchw ? std::vector<int64_t>{1, 1, dh, dw}
+                                    : std::vector<int64_t>{1, dh, dw, 1};
+    std::vector<int64_t> pads =
+        nchw ? std::vector<int64_t>{0, 0, 0, 0, pt, pb, pl, pr}
+             : std::vector<int64_t>{0, 0, pt, pb, pl, pr, 0, 0};
+    auto configure = [&](OpTest& t) {
+      t.Attr("strides", strides).Attr("dilations", dil)
+          .Attr("padding", padding)
+          .Attr("data_format", nchw ? "NCHW" : "NHWC");
+      if (padding == std::string("EXPLICIT")) {
+        t.Attr("explicit_paddings", pads);
+      }
+    };
+    std::vector<int64_t> xshape = nchw ? std::vector<int64_t>{n, cin, h, w}
+                                       : std::vector<int64_t>{n, h, w, cin};
+    auto x = Random(n * h * w * cin, &rng);
+    auto f = Random(kh * kw * cin * cout, &rng);
+    OpTest conv("Conv2D");
+    configure(conv);
+    auto y = conv.Run({T_<float>(xshape, x), T_<float>({kh, kw, cin, cout}, f)});
+    if (!y.ok()) continue;  // negative output size
+    const Tensor& yt = (*y)[0];
+    auto dy = Random(yt.num_elements(), &rng);
+    std::vector<int64_t> ydims(yt.shape().dims().begin(),
+                               yt.shape().dims().end());
+    OpTest bp("Conv2DBackpropInput");
+    configure(bp);
+    std::vector<int32_t> sizes(xshape.begin(), xshape.end());
+    auto dx = bp.Run({T_<int32_t>({4}, sizes),
+                      T_<float>({kh, kw, cin, cout}, f),
+                      T_<float>(ydims, dy)});
+    ASSERT_TRUE(dx.ok()) << dx.status();
+    ASSERT_EQ((*dx)[0].shape(), Shape(absl::MakeConstSpan(xshape)));
+    double lhs = 0, rhs = 0;
+    auto yv = Values<float>(yt);
+    for (size_t i = 0; i < yv.size(); ++i) lhs += yv[i] * dy[i];
+    auto dxv = Values<float>((*dx)[0]);
+    for (size_t i = 0; i < dxv.size(); ++i) rhs += x[i] * dxv[i];
+    EXPECT_NEAR(lhs, rhs, 1e-3 * (1 + std::abs(lhs))) << "iter " << iter;
+    ++ran;
+  }
+  EXPECT_GT(ran, 40);
+}
+
+TEST(Conv2DBackpropInputTest, Errors) {
+  auto run = [](const Tensor& sizes, const Tensor& dy) {
+    OpTest t("Conv2DBackpropInput");
+    t.Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+        .Attr("padding", "VALID");
+    return t.Run({sizes, T_<float>({2, 2, 1, 1}, {1, 1, 1, 1}), dy});
+  };
+  ExpectError(run(T_<int32_t>({4}, {1, 3, 3, 1}), T_<float>({1, 3, 3, 1}, {})),
+              "does not match");
+  ExpectError(run(T_<int32_t>({3}, {1, 3, 3}), T_<float>({1, 2, 2, 1}, {})),
+              "input_sizes");
+  ExpectError(run(T_<int32_t>({4}, {1, 3, 3, 2}), T_<float>({1, 2, 2, 1}, {})),
+              "depth");
+  // 2-entry input_sizes [h, w] works.
+  auto ok = run(T_<int32_t>({2}, {3, 3}), T_<float>({1, 2, 2, 1}, {1, 1, 1, 1}));
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ((*ok)[0].shape(), Shape({1, 3, 3, 1}));
+}
+
+}  // namespace
+}  // namespace graphrt::testing
