@@ -4,6 +4,15 @@
 namespace graphrt {
 
 void RegisterNnOps(OpRegistry& r) {
+  RegisterConv(r);
+  RegisterConvBackprop(r);
+  RegisterDepthwiseConv(r);
+  RegisterPooling(r);
+  RegisterResize(r);
+  RegisterImageTransform(r);
+  RegisterBatchMatMul(r);
+  RegisterEinsum(r);
+  RegisterBatchNorm(r);
 }
 
 }  // namespace graphrt

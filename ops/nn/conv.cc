@@ -1,0 +1,305 @@
+// Conv1D (TF.js op: attrs stride, dilation scalars, NWC/NCW), Conv2D,
+// _FusedConv2D (grappler: Conv2D + [BiasAdd | FusedBatchNorm] + optional
+// activation, see conv_util.h) and Conv3D. float32 and float64.
+//
+// All three run on one channels-last N-d kernel (1-d and 2-d convs are 3-d
+// convs with unit leading dims): im2col of a fixed-size block of output
+// pixels into a [rows, k_d*k_h*k_w*in_ch] patch matrix, multiplied with
+// the filter viewed as [k_d*k_h*k_w*in_ch, out_ch] on Eigen's GEMM. A 1x1
+// filter with stride 1 and no padding skips im2col (the input already is
+// the patch matrix). Blocks are fixed by the geometry (not the thread
+// count) and split over oneTBB, so results do not depend on threads.
+// Channels-first inputs are transposed to channels-last and back.
+// Grouped convolution (input depth a multiple of the filter depth) is
+// rejected.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/strings/str_cat.h"
+#include "ops/array/op_util.h"
+#include "ops/attrs.h"
+#include "ops/nn/conv_util.h"
+#include "ops/nn/nn_ops.h"
+#include "runtime/status_macros.h"
+
+namespace graphrt {
+namespace {
+
+using nn::EpilogueArgs;
+using nn::FusedEpilogue;
+using nn::Padding;
+using nn::WindowAttrs;
+
+// Patch-matrix elements per block (per thread).
+constexpr int64_t kPatchBudget = int64_t{1} << 18;
+
+// Geometry padded to 3 spatial dims (d, h, w).
+struct ConvGeometry {
+  int64_t n = 0, cin = 0, cout = 0;
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, dil[3] = {1, 1, 1}, pad[3] = {0, 0, 0};
+};
+
+template <typename T>
+void FillPatches(const T* in, const ConvGeometry& g, int64_t r0, int64_t r1,
+                 T* patches) {
+  const int64_t out_pixels = g.out[0] * g.out[1] * g.out[2];
+  const int64_t cin = g.cin;
+  T* dst = patches;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / out_pixels;
+    int64_t p = r % out_pixels;
+    const int64_t ow = p % g.out[2];
+    p /= g.out[2];
+    const int64_t oh = p % g.out[1];
+    const int64_t od = p / g.out[1];
+    const int64_t bd = od * g.stride[0] - g.pad[0];
+    const int64_t bh = oh * g.stride[1] - g.pad[1];
+    const int64_t bw = ow * g.stride[2] - g.pad[2];
+    const T* batch_in = in + b * g.in[0] * g.in[1] * g.in[2] * cin;
+    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+      const int64_t id = bd + kd * g.dil[0];
+      const bool vd = id >= 0 && id < g.in[0];
+      for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+        const int64_t ih = bh + kh * g.dil[1];
+        const bool vh = vd && ih >= 0 && ih < g.in[1];
+        for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+          const int64_t iw = bw + kw * g.dil[2];
+          if (vh && iw >= 0 && iw < g.in[2]) {
+            std::memcpy(dst,
+                        batch_in + ((id * g.in[1] + ih) * g.in[2] + iw) * cin,
+                        static_cast<size_t>(cin) * sizeof(T));
+          } else {
+            std::fill(dst, dst + cin, T(0));
+          }
+          dst += cin;
+        }
+      }
+    }
+  }
+}
+
+// out [n, out_d, out_h, out_w, cout] = conv(in, filter), then epilogue.
+template <typename T>
+void ConvForward(const T* in, const T* filter, T* out, const ConvGeometry& g,
+                 const FusedEpilogue& e, const EpilogueArgs<T>& args) {
+  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int64_t kpix = g.k[0] * g.k[1] * g.k[2];
+  const int64_t depth = kpix * g.cin;
+  const int64_t rows = g.n * g.out[0] * g.out[1] * g.out[2];
+  if (rows == 0 || g.cout == 0) return;
+  bool direct = kpix == 1;
+  for (int i = 0; i < 3; ++i) {
+    direct = direct && g.stride[i] == 1 && g.pad[i] == 0 && g.out[i] == g.in[i];
+  }
+  const int64_t block = std::min<int64_t>(
+      rows, std::max<int64_t>(16, kPatchBudget / std::max<int64_t>(depth, 1)));
+  const int64_t num_blocks = (rows + block - 1) / block;
+  const double work = static_cast<double>(rows) * depth * g.cout;
+  const int64_t min_parallel = work >= (1 << 18) ? 2 : num_blocks + 1;
+  Eigen::Map<const Mat> filt(filter, depth, g.cout);
+  ops::ParallelFor(num_blocks, min_parallel, [&](int64_t b0, int64_t b1) {
+    std::vector<T> patches(direct ? 0 : static_cast<size_t>(block * depth));
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t r0 = blk * block;
+      const int64_t r1 = std::min(rows, r0 + block);
+      Eigen::Map<Mat> c(out + r0 * g.cout, r1 - r0, g.cout);
+      if (depth == 0) {
+        c.setZero();
+      } else if (direct) {
+        Eigen::Map<const Mat> a(in + r0 * g.cin, r1 - r0, depth);
+        c.noalias() = a * filt;
+      } else {
+        FillPatches(in, g, r0, r1, patches.data());
+        Eigen::Map<const Mat> a(patches.data(), r1 - r0, depth);
+        c.noalias() = a * filt;
+      }
+      nn::ApplyEpilogue(e, args, out + r0 * g.cout, r1 - r0, g.cout);
+    }
+  });
+}
+
+struct ConvConfig {
+  std::string op;
+  WindowAttrs w;
+  DType t = DType::kInvalid;
+  FusedEpilogue epilogue;  // kind kNone, no act for plain convs
+};
+
+class ConvKernel : public Kernel {
+ public:
+  explicit ConvKernel(ConvConfig c) : c_(std::move(c)) {}
+
+  absl::Status Run(KernelContext& ctx) const override {
+    GRAPHRT_RETURN_IF_ERROR(
+        ops::CheckNumInputs(ctx, 2 + c_.epilogue.num_args));
+    const int s = c_.w.num_spatial;
+    const Tensor& input = ctx.input(0);
+    const Tensor& filter = ctx.input(1);
+    GRAPHRT_RETURN_IF_ERROR(nn::CheckFloatInput(input, c_.t, "input"));
+    GRAPHRT_RETURN_IF_ERROR(ops::CheckDType(filter, input.dtype(), "filter"));
+    if (input.rank() != s + 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected input of rank ", s + 2, ", got ", input.DebugString()));
+    }
+    if (filter.rank() != s + 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected filter of rank ", s + 2, ", got ", filter.DebugString()));
+    }
+    Tensor x = input;
+    if (c_.w.channels_first) {
+      GRAPHRT_ASSIGN_OR_RETURN(x, nn::ChannelsLastCopy(input));
+    }
+    ConvGeometry g;
+    g.n = x.dim(0);
+    g.cin = x.dim(s + 1);
+    g.cout = filter.dim(s + 1);
+    const int64_t fin = filter.dim(s);
+    if (fin != g.cin) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input depth ", g.cin, " does not match filter depth ", fin,
+          (fin > 0 && g.cin % fin == 0) ? " (grouped convolution is not "
+                                          "supported)"
+                                        : "",
+          ": input ", input.DebugString(), ", filter ",
+          filter.DebugString()));
+    }
+    std::vector<int64_t> out_dims = {g.n};
+    for (int i = 0; i < s; ++i) {
+      const int d = 3 - s + i;
+      g.in[d] = x.dim(1 + i);
+      g.k[d] = filter.dim(i);
+      g.stride[d] = c_.w.strides[i];
+      g.dil[d] = c_.w.dilations[i];
+      GRAPHRT_ASSIGN_OR_RETURN(
+          nn::WindowDim wd,
+          nn::ComputeWindow(g.in[d], g.k[d], g.stride[d], g.dil[d],
+                            c_.w.padding, c_.w.pads[2 * i],
+                            c_.w.pads[2 * i + 1]));
+      g.out[d] = wd.out;
+      g.pad[d] = wd.pad_before;
+      out_dims.push_back(wd.out);
+    }
+    out_dims.push_back(g.cout);
+    GRAPHRT_ASSIGN_OR_RETURN(Shape out_shape, Shape::Make(out_dims));
+    return ops::DispatchDType<float, double>(
+        x.dtype(), c_.op, [&](auto tag) -> absl::Status {
+          using T = typename decltype(tag)::type;
+          EpilogueArgs<T> args;
+          GRAPHRT_RETURN_IF_ERROR(
+              nn::PrepareEpilogue<T>(c_.epilogue, ctx, g.cout, &args));
+          if (!c_.w.channels_first) {
+            GRAPHRT_ASSIGN_OR_RETURN(
+                Tensor * out, ctx.allocate_output(0, x.dtype(), out_shape));
+            ConvForward<T>(x.data<T>(), filter.data<T>(),
+                           out->mutable_data<T>(), g, c_.epilogue, args);
+            return absl::OkStatus();
+          }
+          GRAPHRT_ASSIGN_OR_RETURN(Tensor tmp,
+                                   Tensor::Allocate(x.dtype(), out_shape));
+          ConvForward<T>(x.data<T>(), filter.data<T>(), tmp.mutable_data<T>(),
+                         g, c_.epilogue, args);
+          GRAPHRT_ASSIGN_OR_RETURN(Tensor out, nn::ChannelsFirstCopy(tmp));
+          ctx.set_output(0, std::move(out));
+          return absl::OkStatus();
+        });
+  }
+
+ private:
+  ConvConfig c_;
+};
+
+absl::Status CheckT(const AttrReader& attrs, DType t) {
+  if (t != DType::kInvalid && t != DType::kFloat32 && t != DType::kFloat64) {
+    return attrs.Error(
+        "T", absl::StrCat("must be float32 or float64, got ", DTypeName(t)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckInputs(const KernelInit& init, int want) {
+  if (init.num_inputs != want) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(init.node.op(), " '", init.node.name(), "' needs ", want,
+                     " inputs, has ", init.num_inputs));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateConvNd(const KernelInit& init,
+                                                     int num_spatial,
+                                                     bool fused) {
+  AttrReader attrs(init.node);
+  ConvConfig c;
+  c.op = init.node.op();
+  nn::WindowAttrOptions opts;
+  opts.num_spatial = num_spatial;
+  opts.allow_explicit = num_spatial == 2;
+  GRAPHRT_ASSIGN_OR_RETURN(c.w, nn::ReadWindowAttrs(attrs, opts));
+  GRAPHRT_ASSIGN_OR_RETURN(c.t, attrs.GetType("T", DType::kInvalid));
+  GRAPHRT_RETURN_IF_ERROR(CheckT(attrs, c.t));
+  if (fused) {
+    GRAPHRT_ASSIGN_OR_RETURN(c.epilogue,
+                             nn::ReadFusedEpilogue(attrs, true, false));
+  }
+  GRAPHRT_RETURN_IF_ERROR(CheckInputs(init, 2 + c.epilogue.num_args));
+  return std::unique_ptr<Kernel>(new ConvKernel(std::move(c)));
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateConv2D(const KernelInit& init) {
+  return CreateConvNd(init, 2, false);
+}
+absl::StatusOr<std::unique_ptr<Kernel>> CreateFusedConv2D(
+    const KernelInit& init) {
+  return CreateConvNd(init, 2, true);
+}
+absl::StatusOr<std::unique_ptr<Kernel>> CreateConv3D(const KernelInit& init) {
+  return CreateConvNd(init, 3, false);
+}
+
+// TF.js's Conv1D: scalar attrs stride / dilation, data_format NWC or NCW,
+// padding SAME or VALID; filter [w, in, out].
+absl::StatusOr<std::unique_ptr<Kernel>> CreateConv1D(const KernelInit& init) {
+  AttrReader attrs(init.node);
+  ConvConfig c;
+  c.op = init.node.op();
+  c.w.num_spatial = 1;
+  GRAPHRT_ASSIGN_OR_RETURN(std::string fmt,
+                           attrs.GetString("data_format", "NWC"));
+  if (fmt == "NWC" || fmt == "NHWC") {
+    c.w.channels_first = false;
+  } else if (fmt == "NCW" || fmt == "NCHW") {
+    c.w.channels_first = true;
+  } else {
+    return attrs.Error("data_format",
+                       absl::StrCat("must be NWC or NCW, got '", fmt, "'"));
+  }
+  GRAPHRT_ASSIGN_OR_RETURN(int64_t stride, attrs.GetInt("stride", 1));
+  GRAPHRT_ASSIGN_OR_RETURN(int64_t dilation, attrs.GetInt("dilation", 1));
+  if (stride <= 0) return attrs.Error("stride", "must be positive");
+  if (dilation <= 0) return attrs.Error("dilation", "must be positive");
+  c.w.strides = {stride};
+  c.w.dilations = {dilation};
+  c.w.pads = {0, 0};
+  GRAPHRT_ASSIGN_OR_RETURN(c.w.padding, nn::ParsePadding(attrs, false));
+  GRAPHRT_ASSIGN_OR_RETURN(c.t, attrs.GetType("T", DType::kInvalid));
+  GRAPHRT_RETURN_IF_ERROR(CheckT(attrs, c.t));
+  GRAPHRT_RETURN_IF_ERROR(CheckInputs(init, 2));
+  return std::unique_ptr<Kernel>(new ConvKernel(std::move(c)));
+}
+
+}  // namespace
+
+void RegisterConv(OpRegistry& r) {
+  r.Register("Conv1D", CreateConv1D);
+  r.Register("Conv2D", CreateConv2D);
+  r.Register("_FusedConv2D", CreateFusedConv2D);
+  r.Register("Conv3D", CreateConv3D);
+}
+
+}  // namespace graphrt

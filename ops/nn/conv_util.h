@@ -1,0 +1,229 @@
+// Helpers shared by the convolution, pooling and fused-conv kernels in
+// ops/nn/:
+//
+// * Window geometry (TF's GetWindowedOutputSizeVerbose): output size and
+//   leading padding of one spatial dimension for VALID / SAME / EXPLICIT.
+// * WindowAttrs: reads strides / dilations / padding / explicit_paddings /
+//   data_format of an N-d conv or pool op at load time, checking that the
+//   batch and channel entries are 1 (strides, dilations) or 0 (paddings).
+//   Entries are taken from the positions data_format says (TF semantics;
+//   TF.js always reads positions 1 and 2, which is wrong for NCHW).
+// * Layout transposes channels-first <-> channels-last. Kernels compute in
+//   channels-last and transpose NCHW inputs/outputs around that.
+// * FusedEpilogue: the "bias / batch-norm, then activation" tail of
+//   _FusedConv2D / FusedDepthwiseConv2dNative, applied to [rows, channels]
+//   blocks of channels-last output.
+#ifndef GRAPHRT_OPS_NN_CONV_UTIL_H_
+#define GRAPHRT_OPS_NN_CONV_UTIL_H_
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "ops/array/op_util.h"
+#include "ops/attrs.h"
+#include "ops/kernel.h"
+#include "ops/math/activation_fns.h"
+#include "runtime/status_macros.h"
+#include "runtime/tensor.h"
+
+namespace graphrt {
+namespace nn {
+
+enum class Padding { kValid, kSame, kExplicit };
+
+// Output size and leading padding of one windowed dimension.
+struct WindowDim {
+  int64_t out = 0;
+  int64_t pad_before = 0;
+};
+
+// TF's windowed output size. `pad_before` / `pad_after` are used for
+// kExplicit only. Fails on non-positive stride/dilation/size or a negative
+// output size.
+absl::StatusOr<WindowDim> ComputeWindow(int64_t in, int64_t k, int64_t stride,
+                                        int64_t dilation, Padding padding,
+                                        int64_t pad_before, int64_t pad_after);
+
+// Load-time attrs of an N-d windowed op (num_spatial = 1, 2 or 3).
+struct WindowAttrs {
+  int num_spatial = 2;
+  bool channels_first = false;  // NCHW / NCW / NCDHW
+  Padding padding = Padding::kValid;
+  std::vector<int64_t> strides;    // per spatial dim
+  std::vector<int64_t> dilations;  // per spatial dim (1 when absent)
+  std::vector<int64_t> ksize;      // per spatial dim (pools only)
+  std::vector<int64_t> pads;       // 2 per spatial dim (kExplicit only)
+};
+
+struct WindowAttrOptions {
+  int num_spatial = 2;
+  bool allow_explicit = true;      // padding "EXPLICIT" accepted
+  bool has_dilations = true;       // read attr "dilations"
+  bool has_ksize = false;          // read attr "ksize" (pools)
+  bool allow_channels_first = true;
+};
+
+// Reads data_format, strides, dilations, ksize, padding, explicit_paddings.
+absl::StatusOr<WindowAttrs> ReadWindowAttrs(const AttrReader& attrs,
+                                            const WindowAttrOptions& opts);
+
+// Parses a padding string ("SAME", "VALID", "EXPLICIT").
+absl::StatusOr<Padding> ParsePadding(const AttrReader& attrs,
+                                     bool allow_explicit);
+
+// Fails unless `t` is float32 or float64 or matches attr T (when set).
+absl::Status CheckFloatInput(const Tensor& t, DType attr_t,
+                             absl::string_view what);
+
+// Channels-first [n, c, s] -> channels-last [n, s, c] and back.
+template <typename T>
+void ToChannelsLast(const T* in, T* out, int64_t n, int64_t c, int64_t s) {
+  for (int64_t b = 0; b < n; ++b) {
+    const T* src = in + b * c * s;
+    T* dst = out + b * c * s;
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t i = 0; i < s; ++i) dst[i * c + ch] = src[ch * s + i];
+    }
+  }
+}
+template <typename T>
+void ToChannelsFirst(const T* in, T* out, int64_t n, int64_t c, int64_t s) {
+  for (int64_t b = 0; b < n; ++b) {
+    const T* src = in + b * c * s;
+    T* dst = out + b * c * s;
+    for (int64_t i = 0; i < s; ++i) {
+      for (int64_t ch = 0; ch < c; ++ch) dst[ch * s + i] = src[i * c + ch];
+    }
+  }
+}
+
+// Returns a channels-last copy of a channels-first tensor [n, c, spatial...]
+// (shape [n, spatial..., c]).
+absl::StatusOr<Tensor> ChannelsLastCopy(const Tensor& t);
+// Converts a channels-last tensor [n, spatial..., c] into a new
+// channels-first tensor [n, c, spatial...].
+absl::StatusOr<Tensor> ChannelsFirstCopy(const Tensor& t);
+
+// The fused tail of _FusedConv2D / FusedDepthwiseConv2dNative.
+struct FusedEpilogue {
+  enum class Kind { kNone, kBias, kBatchNorm };
+  Kind kind = Kind::kNone;
+  ops::Activation act = ops::Activation::kNone;
+  bool prelu = false;
+  float leakyrelu_alpha = 0.2f;
+  float epsilon = 1e-4f;
+  int num_args = 0;  // extra inputs after (input, filter)
+};
+
+// Parses attrs fused_ops / num_args / leakyrelu_alpha / epsilon.
+// `allow_batch_norm`: accept [FusedBatchNorm(, act)] (4 args);
+// `allow_noop`: accept [NoOp, act] (no bias, FusedDepthwiseConv2dNative).
+absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
+                                                bool allow_batch_norm,
+                                                bool allow_noop);
+
+// Per-run values of the epilogue: per-channel multiplier/addend (bias or
+// folded batch norm) and the Prelu alpha.
+template <typename T>
+struct EpilogueArgs {
+  std::vector<T> mul;  // empty: no multiply
+  std::vector<T> add;  // empty: no add
+  const T* alpha = nullptr;
+  bool alpha_scalar = false;
+};
+
+// Checks the extra inputs (from input 2 on) against `channels` and fills
+// `args`. Works for T = float or double.
+template <typename T>
+absl::Status PrepareEpilogue(const FusedEpilogue& e, const KernelContext& ctx,
+                             int64_t channels, EpilogueArgs<T>* args) {
+  const DType dt = DTypeOf<T>::value;
+  auto check_vec = [&](int i, absl::string_view what) -> absl::Status {
+    const Tensor& t = ctx.input(i);
+    if (t.dtype() != dt || t.rank() != 1 || t.dim(0) != channels) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected ", what, " of dtype ", DTypeName(dt), " and shape [",
+          channels, "] (the output channels), got ", t.DebugString()));
+    }
+    return absl::OkStatus();
+  };
+  if (e.kind == FusedEpilogue::Kind::kBias) {
+    GRAPHRT_RETURN_IF_ERROR(check_vec(2, "bias"));
+    const T* b = ctx.input(2).data<T>();
+    args->add.assign(b, b + channels);
+  } else if (e.kind == FusedEpilogue::Kind::kBatchNorm) {
+    static const char* kNames[4] = {"scale", "offset", "mean", "variance"};
+    for (int i = 0; i < 4; ++i) {
+      GRAPHRT_RETURN_IF_ERROR(check_vec(2 + i, kNames[i]));
+    }
+    const T* scale = ctx.input(2).data<T>();
+    const T* offset = ctx.input(3).data<T>();
+    const T* mean = ctx.input(4).data<T>();
+    const T* var = ctx.input(5).data<T>();
+    args->mul.resize(channels);
+    args->add.resize(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      const T m = scale[c] / std::sqrt(var[c] + static_cast<T>(e.epsilon));
+      args->mul[c] = m;
+      args->add[c] = offset[c] - mean[c] * m;
+    }
+  }
+  if (e.prelu) {
+    const Tensor& a = ctx.input(ctx.num_inputs() - 1);
+    const bool ok_shape =
+        a.num_elements() == 1 ||
+        (a.num_elements() == channels && a.rank() >= 1 &&
+         a.dim(a.rank() - 1) == channels);
+    if (a.dtype() != dt || !ok_shape) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected Prelu alpha of dtype ", DTypeName(dt), " with 1 or ",
+          channels, " elements along the last axis, got ", a.DebugString()));
+    }
+    args->alpha = a.data<T>();
+    args->alpha_scalar = a.num_elements() == 1;
+  }
+  return absl::OkStatus();
+}
+
+// Applies the epilogue to `rows` rows of `channels` values at `data`.
+template <typename T>
+void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args,
+                   T* data, int64_t rows, int64_t channels) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const bool has_mul = !args.mul.empty();
+  const bool has_add = !args.add.empty();
+  if (!has_mul && !has_add && !e.prelu && e.act == ops::Activation::kNone) {
+    return;
+  }
+  Eigen::Map<const Array> mul(has_mul ? args.mul.data() : nullptr,
+                              has_mul ? channels : 0);
+  Eigen::Map<const Array> add(has_add ? args.add.data() : nullptr,
+                              has_add ? channels : 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    Eigen::Map<Array> row(data + r * channels, channels);
+    if (has_mul) row *= mul;
+    if (has_add) row += add;
+    if (e.prelu) {
+      if (args.alpha_scalar) {
+        row = (row < T(0)).select(row * args.alpha[0], row);
+      } else {
+        Eigen::Map<const Array> al(args.alpha, channels);
+        row = (row < T(0)).select(row * al, row);
+      }
+    } else {
+      ops::ApplyActivation<T>(e.act, e.leakyrelu_alpha, row.data(),
+                              row.data(), channels);
+    }
+  }
+}
+
+}  // namespace nn
+}  // namespace graphrt
+
+#endif  // GRAPHRT_OPS_NN_CONV_UTIL_H_

@@ -1,0 +1,394 @@
+// ResizeBilinear, ResizeNearestNeighbor (images [b, h, w, c], size int32
+// [2]; attrs align_corners, half_pixel_centers) and CropAndResize (image,
+// boxes float32 [n, 4] as normalised (y1, x1, y2, x2), box_ind int32 [n],
+// crop_size int32 [2]; attrs method bilinear|nearest, extrapolation_value).
+//
+// Coordinates follow TF's CPU kernels exactly, in float:
+//   scale = align_corners && out > 1 ? (in - 1) / (out - 1) : in / out
+//   bilinear: src = half_pixel ? (i + 0.5) * scale - 0.5 : i * scale,
+//     lower = max(floor(src), 0), upper = min(ceil(src), in - 1),
+//     lerp = src - floor(src); top/bottom lerped along x, then along y.
+//   nearest: src = half_pixel ? (i + 0.5) * scale : i * scale,
+//     idx = min(align_corners ? round(src) : floor(src), in - 1),
+//     and max(idx, 0) with half_pixel_centers.
+// ResizeBilinear and CropAndResize accept every real dtype and return
+// float32; ResizeNearestNeighbor keeps the input dtype.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/array/op_util.h"
+#include "ops/attrs.h"
+#include "ops/nn/nn_ops.h"
+#include "runtime/status_macros.h"
+
+namespace graphrt {
+namespace {
+
+// Dispatches the real dtypes images may have.
+template <typename F>
+absl::Status DispatchImage(DType dtype, absl::string_view what, F&& f) {
+  return ops::DispatchDType<float, double, int32_t, int64_t, uint8_t, int8_t,
+                            int16_t, uint16_t, float16, bfloat16>(
+      dtype, what, std::forward<F>(f));
+}
+
+float ResizeScale(int64_t in, int64_t out, bool align_corners) {
+  return (align_corners && out > 1)
+             ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+             : static_cast<float>(in) / static_cast<float>(out);
+}
+
+// Checks images [b, h, w, c] and size int32 [2]; returns {out_h, out_w}.
+absl::StatusOr<std::pair<int64_t, int64_t>> CheckResizeInputs(
+    const Tensor& images, const Tensor& size) {
+  if (images.rank() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected images of rank 4, got ", images.DebugString()));
+  }
+  if (size.dtype() != DType::kInt32 || size.rank() != 1 || size.dim(0) != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected size of dtype int32 and shape [2], got ",
+        size.DebugString()));
+  }
+  const int64_t h = size.data<int32_t>()[0];
+  const int64_t w = size.data<int32_t>()[1];
+  if (h <= 0 || w <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "output dimensions must be positive, got [", h, ",", w, "]"));
+  }
+  if (images.dim(1) <= 0 || images.dim(2) <= 0 ||
+      images.dim(1) > INT32_MAX || images.dim(2) > INT32_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input image must be of non-zero size, got ", images.DebugString()));
+  }
+  return std::make_pair(h, w);
+}
+
+struct Lerp {
+  int64_t lower, upper;
+  float lerp;
+};
+
+std::vector<Lerp> BilinearWeights(int64_t out, int64_t in, float scale,
+                                  bool half_pixel) {
+  std::vector<Lerp> v(out);
+  for (int64_t i = 0; i < out; ++i) {
+    const float src = half_pixel
+                          ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
+                          : static_cast<float>(i) * scale;
+    const float f = std::floor(src);
+    v[i].lower = std::min<int64_t>(
+        std::max<int64_t>(static_cast<int64_t>(f), 0), in - 1);
+    v[i].upper = std::min<int64_t>(static_cast<int64_t>(std::ceil(src)),
+                                   in - 1);
+    v[i].lerp = src - f;
+  }
+  return v;
+}
+
+struct ResizeAttrs {
+  bool align_corners = false;
+  bool half_pixel = false;
+};
+
+absl::StatusOr<ResizeAttrs> ReadResizeAttrs(const KernelInit& init) {
+  AttrReader attrs(init.node);
+  ResizeAttrs a;
+  GRAPHRT_ASSIGN_OR_RETURN(a.align_corners,
+                           attrs.GetBool("align_corners", false));
+  GRAPHRT_ASSIGN_OR_RETURN(a.half_pixel,
+                           attrs.GetBool("half_pixel_centers", false));
+  if (a.align_corners && a.half_pixel) {
+    return attrs.Error("half_pixel_centers",
+                       "is true, so align_corners must be false");
+  }
+  if (init.num_inputs != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(init.node.op(), " '", init.node.name(),
+                     "' needs 2 inputs, has ", init.num_inputs));
+  }
+  return a;
+}
+
+class ResizeBilinearKernel : public Kernel {
+ public:
+  explicit ResizeBilinearKernel(ResizeAttrs a) : a_(a) {}
+
+  absl::Status Run(KernelContext& ctx) const override {
+    GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2));
+    const Tensor& images = ctx.input(0);
+    GRAPHRT_ASSIGN_OR_RETURN(auto size,
+                             CheckResizeInputs(images, ctx.input(1)));
+    const int64_t n = images.dim(0), h = images.dim(1), w = images.dim(2),
+                  c = images.dim(3), oh = size.first, ow = size.second;
+    GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n, oh, ow, c}));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
+                             ctx.allocate_output(0, DType::kFloat32, shape));
+    const auto ys = BilinearWeights(oh, h, ResizeScale(h, oh, a_.align_corners),
+                                    a_.half_pixel);
+    const auto xs = BilinearWeights(ow, w, ResizeScale(w, ow, a_.align_corners),
+                                    a_.half_pixel);
+    float* o = out->mutable_data<float>();
+    return DispatchImage(images.dtype(), "ResizeBilinear", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = images.data<T>();
+      const int64_t min_rows =
+          std::max<int64_t>(2, (int64_t{1} << 15) / std::max<int64_t>(1, ow * c));
+      ops::ParallelFor(n * oh, min_rows, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t b = r / oh;
+          const Lerp& yl = ys[r % oh];
+          const T* top = in + (b * h + yl.lower) * w * c;
+          const T* bot = in + (b * h + yl.upper) * w * c;
+          float* orow = o + r * ow * c;
+          for (int64_t x = 0; x < ow; ++x) {
+            const Lerp& xl = xs[x];
+            for (int64_t ch = 0; ch < c; ++ch) {
+              const float tl = static_cast<float>(top[xl.lower * c + ch]);
+              const float tr = static_cast<float>(top[xl.upper * c + ch]);
+              const float bl = static_cast<float>(bot[xl.lower * c + ch]);
+              const float br = static_cast<float>(bot[xl.upper * c + ch]);
+              const float t = tl + (tr - tl) * xl.lerp;
+              const float bo = bl + (br - bl) * xl.lerp;
+              orow[x * c + ch] = t + (bo - t) * yl.lerp;
+            }
+          }
+        }
+      });
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ResizeAttrs a_;
+};
+
+std::vector<int64_t> NearestIndices(int64_t out, int64_t in, float scale,
+                                    const ResizeAttrs& a) {
+  std::vector<int64_t> v(out);
+  for (int64_t i = 0; i < out; ++i) {
+    const float src = a.half_pixel ? (static_cast<float>(i) + 0.5f) * scale
+                                   : static_cast<float>(i) * scale;
+    int64_t idx = a.align_corners ? static_cast<int64_t>(std::round(src))
+                                  : static_cast<int64_t>(std::floor(src));
+    idx = std::min(idx, in - 1);
+    if (a.half_pixel) idx = std::max<int64_t>(idx, 0);
+    v[i] = idx;
+  }
+  return v;
+}
+
+class ResizeNearestKernel : public Kernel {
+ public:
+  explicit ResizeNearestKernel(ResizeAttrs a) : a_(a) {}
+
+  absl::Status Run(KernelContext& ctx) const override {
+    GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2));
+    const Tensor& images = ctx.input(0);
+    GRAPHRT_ASSIGN_OR_RETURN(auto size,
+                             CheckResizeInputs(images, ctx.input(1)));
+    const int64_t n = images.dim(0), h = images.dim(1), w = images.dim(2),
+                  c = images.dim(3), oh = size.first, ow = size.second;
+    GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n, oh, ow, c}));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
+                             ctx.allocate_output(0, images.dtype(), shape));
+    const auto ys =
+        NearestIndices(oh, h, ResizeScale(h, oh, a_.align_corners), a_);
+    const auto xs =
+        NearestIndices(ow, w, ResizeScale(w, ow, a_.align_corners), a_);
+    return DispatchImage(images.dtype(), "ResizeNearestNeighbor",
+                         [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = images.data<T>();
+      T* o = out->mutable_data<T>();
+      const int64_t min_rows =
+          std::max<int64_t>(2, (int64_t{1} << 15) / std::max<int64_t>(1, ow * c));
+      ops::ParallelFor(n * oh, min_rows, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const T* src = in + ((r / oh) * h + ys[r % oh]) * w * c;
+          T* orow = o + r * ow * c;
+          for (int64_t x = 0; x < ow; ++x) {
+            std::copy(src + xs[x] * c, src + xs[x] * c + c, orow + x * c);
+          }
+        }
+      });
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  ResizeAttrs a_;
+};
+
+template <bool kNearest>
+absl::StatusOr<std::unique_ptr<Kernel>> CreateResize(const KernelInit& init) {
+  GRAPHRT_ASSIGN_OR_RETURN(ResizeAttrs a, ReadResizeAttrs(init));
+  if (kNearest) return std::unique_ptr<Kernel>(new ResizeNearestKernel(a));
+  return std::unique_ptr<Kernel>(new ResizeBilinearKernel(a));
+}
+
+// ---- CropAndResize ----
+
+class CropAndResizeKernel : public Kernel {
+ public:
+  CropAndResizeKernel(bool nearest, float extrapolation)
+      : nearest_(nearest), extrapolation_(extrapolation) {}
+
+  absl::Status Run(KernelContext& ctx) const override {
+    GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 4));
+    const Tensor& image = ctx.input(0);
+    const Tensor& boxes = ctx.input(1);
+    const Tensor& box_ind = ctx.input(2);
+    const Tensor& crop = ctx.input(3);
+    if (image.rank() != 4 || image.dim(1) <= 0 || image.dim(2) <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected image of rank 4 with non-zero height and width, got ",
+          image.DebugString()));
+    }
+    if (boxes.dtype() != DType::kFloat32 || boxes.rank() != 2 ||
+        boxes.dim(1) != 4) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected boxes of dtype float32 and shape [n, 4], got ",
+          boxes.DebugString()));
+    }
+    const int64_t nb = boxes.dim(0);
+    if (box_ind.dtype() != DType::kInt32 || box_ind.rank() != 1 ||
+        box_ind.dim(0) != nb) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected box_ind of dtype int32 and shape [", nb, "], got ",
+          box_ind.DebugString()));
+    }
+    if (crop.dtype() != DType::kInt32 || crop.rank() != 1 ||
+        crop.dim(0) != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected crop_size of dtype int32 and shape [2], got ",
+          crop.DebugString()));
+    }
+    const int64_t ch = crop.data<int32_t>()[0], cw = crop.data<int32_t>()[1];
+    if (ch <= 0 || cw <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "crop dimensions must be positive, got [", ch, ",", cw, "]"));
+    }
+    const int64_t batch = image.dim(0), h = image.dim(1), w = image.dim(2),
+                  c = image.dim(3);
+    for (int64_t i = 0; i < nb; ++i) {
+      const int32_t b = box_ind.data<int32_t>()[i];
+      if (b < 0 || b >= batch) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "box_ind has values outside [0, ", batch, "): box_ind[", i,
+            "] = ", b));
+      }
+    }
+    GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({nb, ch, cw, c}));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
+                             ctx.allocate_output(0, DType::kFloat32, shape));
+    float* o = out->mutable_data<float>();
+    const float* bx = boxes.data<float>();
+    return DispatchImage(image.dtype(), "CropAndResize", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = image.data<T>();
+      ops::ParallelFor(nb * ch, 64, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t i = r / ch, y = r % ch;
+          const float y1 = bx[i * 4], x1 = bx[i * 4 + 1], y2 = bx[i * 4 + 2],
+                      x2 = bx[i * 4 + 3];
+          const int64_t b = box_ind.data<int32_t>()[i];
+          const float hs =
+              ch > 1 ? (y2 - y1) * static_cast<float>(h - 1) /
+                           static_cast<float>(ch - 1)
+                     : 0.f;
+          const float ws =
+              cw > 1 ? (x2 - x1) * static_cast<float>(w - 1) /
+                           static_cast<float>(cw - 1)
+                     : 0.f;
+          float* orow = o + r * cw * c;
+          const float in_y = ch > 1
+                                 ? y1 * static_cast<float>(h - 1) +
+                                       static_cast<float>(y) * hs
+                                 : 0.5f * (y1 + y2) * static_cast<float>(h - 1);
+          if (!(in_y >= 0 && in_y <= static_cast<float>(h - 1))) {
+            std::fill(orow, orow + cw * c, extrapolation_);
+            continue;
+          }
+          const int64_t top = static_cast<int64_t>(std::floor(in_y));
+          const int64_t bottom = static_cast<int64_t>(std::ceil(in_y));
+          const float y_lerp = in_y - static_cast<float>(top);
+          const int64_t near_y = static_cast<int64_t>(std::round(in_y));
+          for (int64_t x = 0; x < cw; ++x) {
+            float* op = orow + x * c;
+            const float in_x = cw > 1
+                                   ? x1 * static_cast<float>(w - 1) +
+                                         static_cast<float>(x) * ws
+                                   : 0.5f * (x1 + x2) * static_cast<float>(w - 1);
+            if (!(in_x >= 0 && in_x <= static_cast<float>(w - 1))) {
+              std::fill(op, op + c, extrapolation_);
+              continue;
+            }
+            if (nearest_) {
+              const int64_t near_x = static_cast<int64_t>(std::round(in_x));
+              const T* px = in + ((b * h + near_y) * w + near_x) * c;
+              for (int64_t d = 0; d < c; ++d) op[d] = static_cast<float>(px[d]);
+              continue;
+            }
+            const int64_t left = static_cast<int64_t>(std::floor(in_x));
+            const int64_t right = static_cast<int64_t>(std::ceil(in_x));
+            const float x_lerp = in_x - static_cast<float>(left);
+            const T* tl = in + ((b * h + top) * w + left) * c;
+            const T* tr = in + ((b * h + top) * w + right) * c;
+            const T* bl = in + ((b * h + bottom) * w + left) * c;
+            const T* br = in + ((b * h + bottom) * w + right) * c;
+            for (int64_t d = 0; d < c; ++d) {
+              const float t = static_cast<float>(tl[d]) +
+                              (static_cast<float>(tr[d]) -
+                               static_cast<float>(tl[d])) * x_lerp;
+              const float bo = static_cast<float>(bl[d]) +
+                               (static_cast<float>(br[d]) -
+                                static_cast<float>(bl[d])) * x_lerp;
+              op[d] = t + (bo - t) * y_lerp;
+            }
+          }
+        }
+      });
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  bool nearest_;
+  float extrapolation_;
+};
+
+absl::StatusOr<std::unique_ptr<Kernel>> CreateCropAndResize(
+    const KernelInit& init) {
+  AttrReader attrs(init.node);
+  GRAPHRT_ASSIGN_OR_RETURN(std::string method,
+                           attrs.GetString("method", "bilinear"));
+  if (method != "bilinear" && method != "nearest") {
+    return attrs.Error("method", absl::StrCat("must be bilinear or nearest, "
+                                              "got '", method, "'"));
+  }
+  GRAPHRT_ASSIGN_OR_RETURN(float extrapolation,
+                           attrs.GetFloat("extrapolation_value", 0.f));
+  if (init.num_inputs != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CropAndResize '", init.node.name(),
+                     "' needs 4 inputs, has ", init.num_inputs));
+  }
+  return std::unique_ptr<Kernel>(
+      new CropAndResizeKernel(method == "nearest", extrapolation));
+}
+
+}  // namespace
+
+void RegisterResize(OpRegistry& r) {
+  r.Register("ResizeBilinear", CreateResize<false>);
+  r.Register("ResizeNearestNeighbor", CreateResize<true>);
+  r.Register("CropAndResize", CreateCropAndResize);
+}
+
+}  // namespace graphrt
