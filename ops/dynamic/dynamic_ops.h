@@ -6,6 +6,31 @@
 
 namespace graphrt {
 
+// NonMaxSuppressionV2, V3, V4, V5
+void RegisterNonMaxSuppression(OpRegistry& r);
+// TopKV2
+void RegisterTopK(OpRegistry& r);
+// Where
+void RegisterWhere(OpRegistry& r);
+// Unique, UniqueV2, UniqueWithCounts, UniqueWithCountsV2, ListDiff
+void RegisterUnique(OpRegistry& r);
+// LowerBound, UpperBound
+void RegisterSearchSorted(OpRegistry& r);
+// SparseFillEmptyRows, SparseReshape
+void RegisterSparseOps(OpRegistry& r);
+// SparseSegmentSum/Mean/SqrtN (+WithNumSegments)
+void RegisterSparseSegment(OpRegistry& r);
+// RaggedGather, RaggedRange, RaggedTensorToTensor
+void RegisterRaggedOps(OpRegistry& r);
+// TensorArrayV3 and TensorArray{Read,Write,Gather,Scatter,Concat,Split,
+// Size,Close}V3
+void RegisterTensorArray(OpRegistry& r);
+// EmptyTensorList, TensorListReserve, GetItem, SetItem, Length, Resize,
+// PopBack, PushBack, ElementShape
+void RegisterTensorListOps(OpRegistry& r);
+// TensorListFromTensor, Stack, Gather, Scatter(V2), Split, Concat(V2)
+void RegisterTensorListBulkOps(OpRegistry& r);
+
 }  // namespace graphrt
 
 #endif  // GRAPHRT_OPS_DYNAMIC_DYNAMIC_OPS_H_

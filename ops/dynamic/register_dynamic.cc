@@ -4,6 +4,17 @@
 namespace graphrt {
 
 void RegisterDynamicOps(OpRegistry& r) {
+  RegisterNonMaxSuppression(r);
+  RegisterTopK(r);
+  RegisterWhere(r);
+  RegisterUnique(r);
+  RegisterSearchSorted(r);
+  RegisterSparseOps(r);
+  RegisterSparseSegment(r);
+  RegisterRaggedOps(r);
+  RegisterTensorArray(r);
+  RegisterTensorListOps(r);
+  RegisterTensorListBulkOps(r);
 }
 
 }  // namespace graphrt
