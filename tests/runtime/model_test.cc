@@ -169,5 +169,33 @@ TEST(ModelTest, ConcurrentRunsMatchSingleThreaded) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+// Regression (faceboxes): a signature with outputs only; the inputs are then
+// the Placeholders, with their declared dtype (uint8 here).
+TEST(ModelTest, SignatureWithOutputsOnly) {
+  std::string dir = absl::StrCat(::testing::TempDir(), "/outputs_only");
+  ASSERT_EQ(std::system(("mkdir -p '" + dir + "'").c_str()), 0);
+  std::ofstream(dir + "/model.json") << R"({
+    "modelTopology": {"node": [
+      {"name": "image", "op": "Placeholder", "attr": {"dtype": {"type": "DT_UINT8"},
+        "shape": {"shape": {"dim": [{"size": "-1"}, {"size": "3"}]}}}},
+      {"name": "f", "op": "Cast", "input": ["image"],
+       "attr": {"SrcT": {"type": "DT_UINT8"}, "DstT": {"type": "DT_FLOAT"}}},
+      {"name": "out", "op": "Identity", "input": ["f"]}]},
+    "signature": {"outputs": {"scores": {"name": "out"}}},
+    "weightsManifest": []})";
+  auto model = Model::Load(dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_EQ((*model)->inputs().size(), 1u);
+  EXPECT_EQ((*model)->inputs()[0].key, "image");
+  EXPECT_EQ((*model)->inputs()[0].dtype, DType::kUInt8);
+  ASSERT_EQ((*model)->outputs().size(), 1u);
+  EXPECT_EQ((*model)->outputs()[0].key, "scores");
+  Tensor img = *Tensor::Allocate(DType::kUInt8, Shape({1, 3}));
+  img.mutable_data<uint8_t>()[2] = 200;
+  auto out = (*model)->Run({{"image", img}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<float>()[2], 200.f);
+}
+
 }  // namespace
 }  // namespace graphrt
