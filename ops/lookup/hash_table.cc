@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "tbb/blocked_range.h"
@@ -84,9 +86,12 @@ class HashTableImpl final : public HashTable {
     const int64_t n = keys.num_elements();
     const K* k = keys.data<K>();
     V* o = out->mutable_data<V>();
-    const V& dflt = default_value.data<V>()[0];
-    const auto& map = map_;
-    auto lookup = [&](int64_t begin, int64_t end) {
+    // Locals by value: stores to o[] cannot alias them, so the loop keeps
+    // them in registers and independent misses overlap.
+    const V dflt = default_value.data<V>()[0];
+    const auto* map_ptr = &map_;
+    auto lookup = [map_ptr, k, o, dflt](int64_t begin, int64_t end) {
+      const auto& map = *map_ptr;
       for (int64_t i = begin; i < end; ++i) {
         auto it = map.find(LookupKey(k[i]));
         o[i] = it == map.end() ? dflt : it->second;
@@ -105,31 +110,223 @@ class HashTableImpl final : public HashTable {
 
   int64_t DoSize() const override { return static_cast<int64_t>(map_.size()); }
 
+  void DoExport(Tensor* keys, Tensor* values) const override {
+    K* k = keys->mutable_data<K>();
+    V* v = values->mutable_data<V>();
+    int64_t i = 0;
+    for (const auto& [key, value] : map_) {
+      k[i] = key;
+      v[i] = value;
+      ++i;
+    }
+  }
+
  private:
   // Written once by DoInitialize (under the base class's init mutex, before
   // initialized_ is set); immutable afterwards.
   absl::flat_hash_map<K, V> map_;
 };
 
+// A string key: up to kInlineBytes bytes are stored in the ref itself (no
+// arena access when probing short keys, as std::string's SSO); longer keys
+// live in the arena at a 64-bit offset kept in bytes[4..12).
+struct ArenaRef {
+  static constexpr uint32_t kInlineBytes = 12;
+  uint32_t length;
+  char bytes[kInlineBytes];
+  uint64_t offset() const {
+    uint64_t o;
+    std::memcpy(&o, bytes + 4, sizeof(o));
+    return o;
+  }
+};
+static_assert(sizeof(ArenaRef) == 16);
+
+// Hash and equality of ArenaRefs through the arena, transparent to
+// absl::string_view so lookups need no ArenaRef.
+struct ArenaView {
+  const std::string* arena;
+  absl::string_view View(const ArenaRef& r) const {
+    return r.length <= ArenaRef::kInlineBytes
+               ? absl::string_view(r.bytes, r.length)
+               : absl::string_view(arena->data() + r.offset(), r.length);
+  }
+  absl::string_view View(absl::string_view s) const { return s; }
+};
+
+struct ArenaHash : ArenaView {
+  using is_transparent = void;
+  template <typename A>
+  size_t operator()(const A& a) const {
+    return absl::Hash<absl::string_view>()(View(a));
+  }
+};
+
+// Equality of short strings without a memcmp call: two (possibly
+// overlapping) fixed-size loads from each end cover lengths 4..16.
+inline bool ShortEqual(const char* a, const char* b, size_t n) {
+  if (n >= 8) {
+    uint64_t a0, b0, a1, b1;
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&a1, a + n - 8, 8);
+    std::memcpy(&b1, b + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n >= 4) {
+    uint32_t a0, b0, a1, b1;
+    std::memcpy(&a0, a, 4);
+    std::memcpy(&b0, b, 4);
+    std::memcpy(&a1, a + n - 4, 4);
+    std::memcpy(&b1, b + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+struct ArenaEq : ArenaView {
+  using is_transparent = void;
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    const absl::string_view x = View(a);
+    const absl::string_view y = View(b);
+    if (x.size() != y.size()) return false;
+    if (x.size() <= 16) return ShortEqual(x.data(), y.data(), x.size());
+    return std::memcmp(x.data(), y.data(), x.size()) == 0;
+  }
+};
+
+template <typename V>
+class StringHashTableImpl final : public HashTable {
+ public:
+  StringHashTableImpl(DType key_dtype, DType value_dtype)
+      : HashTable(key_dtype, value_dtype),
+        map_(0, ArenaHash{{&arena_}}, ArenaEq{{&arena_}}) {}
+
+ protected:
+  absl::Status DoInitialize(const Tensor& keys, const Tensor& values) override {
+    const int64_t n = keys.num_elements();
+    const std::string* k = keys.data<std::string>();
+    const V* v = values.data<V>();
+    uint64_t bytes = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (k[i].size() > UINT32_MAX) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "HashTable: key ", i, " is longer than 4 GiB"));
+      }
+      if (k[i].size() > ArenaRef::kInlineBytes) bytes += k[i].size();
+    }
+    arena_.clear();
+    arena_.reserve(static_cast<size_t>(bytes));
+    map_.clear();
+    map_.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      auto it = map_.find(absl::string_view(k[i]));
+      if (it != map_.end()) {
+        if (it->second != v[i]) {
+          absl::Status s = absl::FailedPreconditionError(absl::StrCat(
+              "HashTable has different value for same key. Key ", k[i],
+              " has ", Format(it->second), " and trying to add value ",
+              Format(v[i])));
+          map_.clear();
+          arena_.clear();
+          return s;
+        }
+        continue;
+      }
+      ArenaRef ref{};
+      ref.length = static_cast<uint32_t>(k[i].size());
+      if (ref.length <= ArenaRef::kInlineBytes) {
+        std::memcpy(ref.bytes, k[i].data(), ref.length);
+      } else {
+        const uint64_t offset = arena_.size();
+        std::memcpy(ref.bytes + 4, &offset, sizeof(offset));
+        arena_.append(k[i]);
+      }
+      map_.emplace(ref, v[i]);
+    }
+    // Publishes map_ and arena_ (see HashTableImpl::DoInitialize).
+    initialized_.store(true, std::memory_order_release);
+    return absl::OkStatus();
+  }
+
+  void DoFind(const Tensor& keys, const Tensor& default_value,
+              Tensor* out) const override {
+    const int64_t n = keys.num_elements();
+    const std::string* k = keys.data<std::string>();
+    V* o = out->mutable_data<V>();
+    // Locals by value: stores to o[] cannot alias them, so the loop keeps
+    // them in registers and independent misses overlap.
+    const V dflt = default_value.data<V>()[0];
+    const auto* map_ptr = &map_;
+    auto lookup = [map_ptr, k, o, dflt](int64_t begin, int64_t end) {
+      const auto& map = *map_ptr;
+      for (int64_t i = begin; i < end; ++i) {
+        auto it = map.find(absl::string_view(k[i]));
+        o[i] = it == map.end() ? dflt : it->second;
+      }
+    };
+    if (n >= kParallelThreshold) {
+      tbb::parallel_for(
+          tbb::blocked_range<int64_t>(0, n, kParallelGrain),
+          [&](const tbb::blocked_range<int64_t>& r) {
+            lookup(r.begin(), r.end());
+          });
+    } else {
+      lookup(0, n);
+    }
+  }
+
+  int64_t DoSize() const override { return static_cast<int64_t>(map_.size()); }
+
+  void DoExport(Tensor* keys, Tensor* values) const override {
+    std::string* k = keys->mutable_data<std::string>();
+    V* v = values->mutable_data<V>();
+    int64_t i = 0;
+    for (const auto& [ref, value] : map_) {
+      const absl::string_view key = ArenaView{&arena_}.View(ref);
+      k[i].assign(key.data(), key.size());
+      v[i] = value;
+      ++i;
+    }
+  }
+
+ private:
+  // Both written once by DoInitialize, immutable afterwards. map_'s hasher
+  // and comparator point at arena_ (this object never moves: it is held by
+  // shared_ptr).
+  std::string arena_;
+  absl::flat_hash_map<ArenaRef, V, ArenaHash, ArenaEq> map_;
+};
+
+template <typename K, typename V>
+std::shared_ptr<HashTable> MakeTable(DType key_dtype, DType value_dtype) {
+  if constexpr (std::is_same_v<K, std::string>) {
+    return std::make_shared<StringHashTableImpl<V>>(key_dtype, value_dtype);
+  } else {
+    return std::make_shared<HashTableImpl<K, V>>(key_dtype, value_dtype);
+  }
+}
+
 template <typename K>
 absl::StatusOr<std::shared_ptr<HashTable>> CreateWithKey(DType key_dtype,
                                                          DType value_dtype) {
   switch (value_dtype) {
     case DType::kFloat32:
-      return std::make_shared<HashTableImpl<K, float>>(key_dtype, value_dtype);
+      return MakeTable<K, float>(key_dtype, value_dtype);
     case DType::kFloat64:
-      return std::make_shared<HashTableImpl<K, double>>(key_dtype, value_dtype);
+      return MakeTable<K, double>(key_dtype, value_dtype);
     case DType::kInt32:
-      return std::make_shared<HashTableImpl<K, int32_t>>(key_dtype,
-                                                         value_dtype);
+      return MakeTable<K, int32_t>(key_dtype, value_dtype);
     case DType::kInt64:
-      return std::make_shared<HashTableImpl<K, int64_t>>(key_dtype,
-                                                         value_dtype);
+      return MakeTable<K, int64_t>(key_dtype, value_dtype);
     case DType::kBool:
-      return std::make_shared<HashTableImpl<K, bool>>(key_dtype, value_dtype);
+      return MakeTable<K, bool>(key_dtype, value_dtype);
     case DType::kString:
-      return std::make_shared<HashTableImpl<K, std::string>>(key_dtype,
-                                                             value_dtype);
+      return MakeTable<K, std::string>(key_dtype, value_dtype);
     default:
       break;
   }
@@ -178,20 +375,6 @@ absl::StatusOr<std::shared_ptr<HashTable>> HashTable::Create(
                    " (supported: string, int32, int64)"));
 }
 
-absl::Status HashTable::CheckKeyAndValueTypes(DType keys, DType values) const {
-  if (keys != key_dtype_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Key must be type ", DTypeName(key_dtype_), " but got ",
-        DTypeName(keys)));
-  }
-  if (values != value_dtype_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Value must be type ", DTypeName(value_dtype_), " but got ",
-        DTypeName(values)));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status HashTable::Initialize(const Tensor& keys, const Tensor& values) {
   absl::Status s = CheckKeyAndValueTypes(keys.dtype(), values.dtype());
   if (!s.ok()) return s;
@@ -201,7 +384,7 @@ absl::Status HashTable::Initialize(const Tensor& keys, const Tensor& values) {
         absl::StrCat("Expected shape ", keys.shape().ToString(),
                      " for value, got ", values.shape().ToString()));
   }
-  absl::MutexLock lock(&init_mu_);
+  std::lock_guard<std::mutex> lock(init_mu_);
   if (is_initialized()) {
     // TF (InitializableLookupTable::AreEntriesSame) only compares sizes.
     if (keys.num_elements() == DoSize()) return absl::OkStatus();
@@ -223,18 +406,31 @@ absl::Status HashTable::Find(const Tensor& keys, const Tensor& default_value,
         "Expected shape [] or ", keys.shape().ToString(),
         " for default value, got ", default_value.shape().ToString()));
   }
-  absl::StatusOr<Tensor> result = Tensor::Allocate(value_dtype_, keys.shape());
+  absl::StatusOr<Tensor> result = Tensor::Allocate(value_dtype(), keys.shape());
   if (!result.ok()) return result.status();
   if (keys.num_elements() > 0) DoFind(keys, default_value, &*result);
   *out = std::move(*result);
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::pair<Tensor, Tensor>> HashTable::Export() const {
+  if (!is_initialized()) {
+    return absl::FailedPreconditionError("HashTable is not initialized.");
+  }
+  const int64_t n = DoSize();
+  absl::StatusOr<Tensor> keys = Tensor::Allocate(key_dtype(), Shape({n}));
+  if (!keys.ok()) return keys.status();
+  absl::StatusOr<Tensor> values = Tensor::Allocate(value_dtype(), Shape({n}));
+  if (!values.ok()) return values.status();
+  DoExport(&*keys, &*values);
+  return std::make_pair(std::move(*keys), std::move(*values));
+}
+
 int64_t HashTable::size() const { return is_initialized() ? DoSize() : 0; }
 
 std::string HashTable::DebugString() const {
-  return absl::StrCat("HashTable ", DTypeName(key_dtype_), "->",
-                      DTypeName(value_dtype_), " (",
+  return absl::StrCat("HashTable ", DTypeName(key_dtype()), "->",
+                      DTypeName(value_dtype()), " (",
                       is_initialized() ? absl::StrCat(DoSize())
                                        : std::string("uninitialized"),
                       ")");

@@ -9,7 +9,19 @@
 //     re-initializing is a no-op when the new data has as many entries as the
 //     table and an error otherwise;
 //   * Find keeps the keys' shape and uses the first element of the default;
-//     "Table not initialized." before initialization; Size is 0 until then.
+//     "Table not initialized." before initialization; Size is 0 until then;
+//   * Export gives {keys[size], values[size]} ("HashTable is not
+//     initialized." before); Insert/Remove are Unimplemented.
+//
+// Storage: numeric keys live in an absl::flat_hash_map<K, V>. String keys
+// live in a flat_hash_map<ArenaRef, V>: a 16-byte ArenaRef holds keys of up
+// to 12 bytes inline (probing a short key touches no other memory, like
+// std::string's SSO) and otherwise the length and a 64-bit offset into one
+// contiguous arena that holds all long keys back to back. Hash and equality
+// go through absl::string_view (transparent lookup: a Find never copies or
+// allocates). A string->int64 table costs 16 + 8 + 1 bytes per slot plus
+// the long keys' bytes: at most ~52 B/slot-per-entry at the map's lowest
+// load factor, instead of ~80 B plus heap blocks with std::string keys.
 //
 // Concurrency: initialization is serialized by a mutex and builds the map
 // off to the side; it is published with a release store of `initialized_`.
@@ -21,18 +33,20 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "ops/lookup/lookup_table.h"
 #include "runtime/dtype.h"
 #include "runtime/resource.h"
 #include "runtime/tensor.h"
 
 namespace graphrt {
 
-class HashTable : public Resource {
+class HashTable : public LookupTable {
  public:
   // Key dtypes: kString, kInt32, kInt64. Value dtypes: kFloat32, kFloat64,
   // kInt32, kInt64, kBool, kString. Other combinations -> InvalidArgument.
@@ -43,12 +57,6 @@ class HashTable : public Resource {
 
   ~HashTable() override = default;
 
-  DType key_dtype() const { return key_dtype_; }
-  DType value_dtype() const { return value_dtype_; }
-
-  // "Key must be type string but got int32" / "Value must be type ...".
-  absl::Status CheckKeyAndValueTypes(DType keys, DType values) const;
-
   // LookupTableImport(V2) / InitializeTable(V2): keys and values of the
   // table's dtypes and the same shape (any rank; flattened).
   absl::Status Initialize(const Tensor& keys, const Tensor& values);
@@ -57,13 +65,18 @@ class HashTable : public Resource {
   // `default_value` must be a scalar or have the keys' shape (its first
   // element is used for every missing key, as TF's HashTable does).
   absl::Status Find(const Tensor& keys, const Tensor& default_value,
-                    Tensor* out) const;
+                    Tensor* out) const override;
+  // = Initialize.
+  absl::Status Import(const Tensor& keys, const Tensor& values) override {
+    return Initialize(keys, values);
+  }
+  absl::StatusOr<std::pair<Tensor, Tensor>> Export() const override;
 
   bool is_initialized() const {
     return initialized_.load(std::memory_order_acquire);
   }
   // Number of entries; 0 until initialized.
-  int64_t size() const;
+  int64_t size() const override;
 
   // "HashTable string->int32 (3)".
   std::string DebugString() const override;
@@ -73,7 +86,7 @@ class HashTable : public Resource {
 
  protected:
   HashTable(DType key_dtype, DType value_dtype)
-      : key_dtype_(key_dtype), value_dtype_(value_dtype) {}
+      : LookupTable(key_dtype, value_dtype, Shape(), Shape()) {}
 
   // Implemented per (key, value) type pair in hash_table.cc.
   // DoInitialize: build the map from flat keys/values (same element count)
@@ -84,13 +97,14 @@ class HashTable : public Resource {
   virtual void DoFind(const Tensor& keys, const Tensor& default_value,
                       Tensor* out) const = 0;
   virtual int64_t DoSize() const = 0;
+  // DoExport: fills keys/values, allocated by the caller with DoSize()
+  // elements each.
+  virtual void DoExport(Tensor* keys, Tensor* values) const = 0;
 
   std::atomic<bool> initialized_{false};
 
  private:
-  const DType key_dtype_;
-  const DType value_dtype_;
-  absl::Mutex init_mu_;
+  std::mutex init_mu_;
 };
 
 }  // namespace graphrt

@@ -5,6 +5,8 @@ namespace graphrt {
 
 void RegisterLookupOps(OpRegistry& r) {
   RegisterHashTableOps(r);
+  RegisterMutableTableOps(r);
+  RegisterTextFileInitOps(r);
 }
 
 }  // namespace graphrt

@@ -4,6 +4,10 @@
 namespace graphrt {
 
 void RegisterStringOps(OpRegistry& r) {
+  RegisterStringToHashBucketOps(r);
+  RegisterStringSplitOps(r);
+  RegisterStringBasicOps(r);
+  RegisterRegexReplaceOps(r);
 }
 
 }  // namespace graphrt
