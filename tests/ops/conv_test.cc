@@ -6,23 +6,10 @@
 #include <vector>
 
 #include "tests/ops/op_test_util.h"
+#include "tests/ops/test_helpers.h"
 
 namespace graphrt::testing {
 namespace {
-
-void ExpectError(const absl::StatusOr<std::vector<Tensor>>& r,
-                 const std::string& substr) {
-  ASSERT_FALSE(r.ok()) << "expected an error containing '" << substr << "'";
-  EXPECT_NE(std::string(r.status().message()).find(substr), std::string::npos)
-      << r.status();
-}
-
-std::vector<float> Random(int64_t n, std::mt19937* rng) {
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(*rng);
-  return v;
-}
 
 // [n, h, w, c] <-> [n, c, h, w].
 std::vector<float> Nhwc2Nchw(const std::vector<float>& v, int64_t n, int64_t h,
@@ -84,14 +71,6 @@ std::vector<float> RefConv2D(const Conv2DCase& c, const std::vector<float>& x,
           out[((b * oh + y) * ow + xo) * c.cout + co] = static_cast<float>(acc);
         }
   return out;
-}
-
-void ExpectNear(const std::vector<float>& got, const std::vector<float>& want,
-                float tol = 1e-4f) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], want[i], tol) << "at " << i;
-  }
 }
 
 TEST(Conv2DTest, RandomAgainstReference) {

@@ -8,60 +8,11 @@
 #include <vector>
 
 #include "tests/ops/op_test_util.h"
+#include "tests/ops/test_helpers.h"
 
 namespace graphrt::testing {
 namespace {
 
-void ExpectError(const absl::StatusOr<std::vector<Tensor>>& r,
-                 const std::string& substr) {
-  ASSERT_FALSE(r.ok()) << "expected an error containing '" << substr << "'";
-  EXPECT_NE(std::string(r.status().message()).find(substr), std::string::npos)
-      << r.status();
-}
-
-std::vector<float> Random(int64_t n, std::mt19937* rng) {
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(*rng);
-  return v;
-}
-
-void ExpectNear(const std::vector<float>& got, const std::vector<float>& want,
-                float tol = 1e-4f) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], want[i], tol) << "at " << i;
-  }
-}
-
-// [n, h, w, c] -> [n, c, h, w].
-std::vector<float> Nhwc2Nchw(const std::vector<float>& v, int64_t n, int64_t h,
-                             int64_t w, int64_t c) {
-  std::vector<float> o(v.size());
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t y = 0; y < h; ++y)
-      for (int64_t x = 0; x < w; ++x)
-        for (int64_t k = 0; k < c; ++k)
-          o[((b * c + k) * h + y) * w + x] = v[((b * h + y) * w + x) * c + k];
-  return o;
-}
-
-// TF window geometry: output size and pad_before.
-void Window(int64_t in, int64_t k, int64_t s, int64_t d,
-            const std::string& padding, int64_t pb, int64_t pa, int64_t* out,
-            int64_t* before) {
-  const int64_t e = (k - 1) * d + 1;
-  if (padding == "VALID") {
-    *out = (in - e + s) / s;
-    *before = 0;
-  } else if (padding == "SAME") {
-    *out = (in + s - 1) / s;
-    *before = std::max<int64_t>(0, (*out - 1) * s + e - in) / 2;
-  } else {
-    *out = (in + pb + pa - e + s) / s;
-    *before = pb;
-  }
-}
 // Naive NHWC pooling reference (max or avg over in-range cells).
 std::vector<float> RefPool(bool is_max, const std::vector<float>& x, int64_t n,
                            int64_t h, int64_t w, int64_t c, int64_t kh,
