@@ -1,5 +1,6 @@
 #include "ops/lookup/hash_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -42,14 +43,18 @@ std::string Format(const T& v) {
   }
 }
 
-// string keys are looked up through absl::string_view (flat_hash_map's
-// string hash is transparent), so a lookup never copies the key.
-template <typename K>
-inline const K& LookupKey(const K& k) {
-  return k;
-}
-inline absl::string_view LookupKey(const std::string& k) {
-  return absl::string_view(k);
+// Looks keys [begin, end) up in `map` (an absl::flat_hash_map). `out` is
+// __restrict: int64_t stores could otherwise alias the map's size_t fields,
+// and the compiler would reload its control pointer and capacity after
+// every store.
+template <typename Map, typename KeyAt, typename V>
+void FindRange(const Map& map, KeyAt key_at, const V& dflt, int64_t begin,
+               int64_t end, V* __restrict out) {
+  const V d = dflt;
+  for (int64_t i = begin; i < end; ++i) {
+    auto it = map.find(key_at(i));
+    out[i] = it == map.end() ? d : it->second;
+  }
 }
 
 template <typename K, typename V>
@@ -89,12 +94,10 @@ class HashTableImpl final : public HashTable {
     // them in registers and independent misses overlap.
     const V dflt = default_value.data<V>()[0];
     const auto* map_ptr = &map_;
-    auto lookup = [map_ptr, k, o, dflt](int64_t begin, int64_t end) {
-      const auto& map = *map_ptr;
-      for (int64_t i = begin; i < end; ++i) {
-        auto it = map.find(LookupKey(k[i]));
-        o[i] = it == map.end() ? dflt : it->second;
-      }
+    auto lookup = [map_ptr, k, o, &dflt](int64_t begin, int64_t end) {
+      FindRange(
+          *map_ptr, [k](int64_t i) -> const K& { return k[i]; }, dflt, begin,
+          end, o);
     };
     if (n >= kParallelThreshold) {
       ParallelFor(0, n, kParallelGrain, lookup);
@@ -151,8 +154,10 @@ struct ArenaView {
 
 struct ArenaHash : ArenaView {
   using is_transparent = void;
+  // flatten: GCC otherwise calls absl's string hash out of line here (it
+  // inlines it for flat_hash_map<std::string, V>), ~1 ns per lookup.
   template <typename A>
-  size_t operator()(const A& a) const {
+  __attribute__((flatten)) size_t operator()(const A& a) const {
     return absl::Hash<absl::string_view>()(View(a));
   }
 };
@@ -257,12 +262,10 @@ class StringHashTableImpl final : public HashTable {
     // them in registers and independent misses overlap.
     const V dflt = default_value.data<V>()[0];
     const auto* map_ptr = &map_;
-    auto lookup = [map_ptr, k, o, dflt](int64_t begin, int64_t end) {
-      const auto& map = *map_ptr;
-      for (int64_t i = begin; i < end; ++i) {
-        auto it = map.find(absl::string_view(k[i]));
-        o[i] = it == map.end() ? dflt : it->second;
-      }
+    auto lookup = [map_ptr, k, o, &dflt](int64_t begin, int64_t end) {
+      FindRange(
+          *map_ptr, [k](int64_t i) { return absl::string_view(k[i]); }, dflt,
+          begin, end, o);
     };
     if (n >= kParallelThreshold) {
       ParallelFor(0, n, kParallelGrain, lookup);
@@ -397,7 +400,9 @@ absl::Status HashTable::Find(const Tensor& keys, const Tensor& default_value,
         "Expected shape [] or ", keys.shape().ToString(),
         " for default value, got ", default_value.shape().ToString()));
   }
-  absl::StatusOr<Tensor> result = Tensor::Allocate(value_dtype(), keys.shape());
+  // DoFind writes every element.
+  absl::StatusOr<Tensor> result =
+      Tensor::AllocateUninitialized(value_dtype(), keys.shape());
   if (!result.ok()) return result.status();
   if (keys.num_elements() > 0) DoFind(keys, default_value, &*result);
   *out = std::move(*result);
