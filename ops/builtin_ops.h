@@ -21,6 +21,7 @@ void RegisterLookupOps(OpRegistry& r);   // ops/lookup/: hash tables
 void RegisterParsingOps(OpRegistry& r);  // ops/parsing/: tf.Example decoding
 void RegisterSummaryOps(OpRegistry& r);  // ops/summary/: TensorBoard summaries
 void RegisterStateOps(OpRegistry& r);    // ops/state/: variables
+void RegisterTfdfOps(OpRegistry& r);     // ops/tfdf/: TF Decision Forests (YDF)
 
 }  // namespace graphrt
 

@@ -15,6 +15,7 @@ void RegisterBuiltinOps(OpRegistry& r) {
   RegisterParsingOps(r);
   RegisterSummaryOps(r);
   RegisterStateOps(r);
+  RegisterTfdfOps(r);
 }
 
 const OpRegistry& BuiltinOps() {

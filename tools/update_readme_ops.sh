@@ -3,7 +3,7 @@
 # (`graphrt ops`). tests/tools:readme_ops_test fails when they disagree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bazel build //tools:graphrt >/dev/null
+bazel build --config=opt //tools:graphrt >/dev/null
 ops="$(bazel-bin/tools/graphrt ops)"
 python3 - "$ops" <<'PY'
 import re, sys

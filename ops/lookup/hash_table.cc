@@ -73,10 +73,10 @@ class HashTableImpl final : public HashTable {
     for (int64_t i = 0; i < n; ++i) {
       auto [it, inserted] = map.try_emplace(k[i], v[i]);
       if (!inserted && it->second != v[i]) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "HashTable has different value for same key. Key ", Format(k[i]),
-            " has ", Format(it->second), " and trying to add value ",
-            Format(v[i])));
+        return absl::FailedPreconditionError(
+            absl::StrCat("HashTable has different value for same key. Key ",
+                         Format(k[i]), " has ", Format(it->second),
+                         " and trying to add value ", Format(v[i])));
       }
     }
     map_ = std::move(map);
@@ -214,8 +214,8 @@ class StringHashTableImpl final : public HashTable {
     uint64_t bytes = 0;
     for (int64_t i = 0; i < n; ++i) {
       if (k[i].size() > UINT32_MAX) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "HashTable: key ", i, " is longer than 4 GiB"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("HashTable: key ", i, " is longer than 4 GiB"));
       }
       if (k[i].size() > ArenaRef::kInlineBytes) bytes += k[i].size();
     }
@@ -228,9 +228,8 @@ class StringHashTableImpl final : public HashTable {
       if (it != map_.end()) {
         if (it->second != v[i]) {
           absl::Status s = absl::FailedPreconditionError(absl::StrCat(
-              "HashTable has different value for same key. Key ", k[i],
-              " has ", Format(it->second), " and trying to add value ",
-              Format(v[i])));
+              "HashTable has different value for same key. Key ", k[i], " has ",
+              Format(it->second), " and trying to add value ", Format(v[i])));
           map_.clear();
           arena_.clear();
           return s;
@@ -324,11 +323,10 @@ absl::StatusOr<std::shared_ptr<HashTable>> CreateWithKey(DType key_dtype,
     default:
       break;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("HashTable: unsupported value dtype ",
-                   DTypeName(value_dtype),
-                   " (supported: float32, float64, int32, int64, bool, "
-                   "string)"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "HashTable: unsupported value dtype ", DTypeName(value_dtype),
+      " (supported: float32, float64, int32, int64, bool, "
+      "string)"));
 }
 
 }  // namespace
@@ -425,11 +423,11 @@ absl::StatusOr<std::pair<Tensor, Tensor>> HashTable::Export() const {
 int64_t HashTable::size() const { return is_initialized() ? DoSize() : 0; }
 
 std::string HashTable::DebugString() const {
-  return absl::StrCat("HashTable ", DTypeName(key_dtype()), "->",
-                      DTypeName(value_dtype()), " (",
-                      is_initialized() ? absl::StrCat(DoSize())
-                                       : std::string("uninitialized"),
-                      ")");
+  return absl::StrCat(
+      "HashTable ", DTypeName(key_dtype()), "->", DTypeName(value_dtype()),
+      " (",
+      is_initialized() ? absl::StrCat(DoSize()) : std::string("uninitialized"),
+      ")");
 }
 
 }  // namespace graphrt
