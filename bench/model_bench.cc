@@ -1,13 +1,21 @@
-// Google Benchmark: end-to-end Model::Run on the bundled models.
+// Google Benchmark: end-to-end Model::Run and Model::Load.
 //   bazel run --config=opt //bench:model_bench
+//   GRAPHRT_BENCH_LOAD=/path/a.json,/path/b.json bazel run --config=opt \
+//       //bench:model_bench -- --benchmark_filter=Load/
 // Each bundled model (models/*/model.json) is run on its sample_input.json
-// with 1 thread and with all cores. For side-by-side numbers against TF.js
-// use `graphrt bench` and tools/golden (same inputs).
+// with 1 thread and with all cores, and loaded (parse + weights + graph
+// passes + kernels + initializer) with 1 thread. GRAPHRT_BENCH_LOAD adds
+// Load/ benchmarks of other model.json files (e.g. the corpus), in-process
+// and warm: what a host that loads many models pays per model. For
+// side-by-side numbers against TF.js use bench/compare_tfjs.sh.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "runtime/model.h"
 #include "tools/tensor_json.h"
 
@@ -39,7 +47,33 @@ void RunModel(benchmark::State& state, const std::string& dir, int threads) {
   }
 }
 
+void LoadModel(benchmark::State& state, const std::string& path) {
+  ModelOptions options;
+  options.threads = 1;
+  for (auto _ : state) {
+    auto model = Model::Load(path, options);
+    if (!model.ok()) {
+      state.SkipWithError(std::string(model.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(model->get());
+  }
+}
+
+void RegisterLoad(const std::string& name, const std::string& path) {
+  benchmark::RegisterBenchmark(
+      ("Load/" + name).c_str(),
+      [path](benchmark::State& s) { LoadModel(s, path); })
+      ->Unit(benchmark::kMillisecond);
+}
+
 void RegisterAll() {
+  if (const char* extra = std::getenv("GRAPHRT_BENCH_LOAD")) {
+    for (absl::string_view p : absl::StrSplit(extra, ',', absl::SkipEmpty())) {
+      RegisterLoad(std::filesystem::path(std::string(p)).stem().string(),
+                   std::string(p));
+    }
+  }
   namespace fs = std::filesystem;
   if (!fs::exists("models")) return;
   for (const auto& entry : fs::directory_iterator("models")) {
@@ -49,6 +83,7 @@ void RegisterAll() {
     }
     std::string dir = entry.path().string();
     std::string name = entry.path().filename().string();
+    RegisterLoad(name, dir);
     for (int threads : {1, 0}) {
       benchmark::RegisterBenchmark(
           ("Run/" + name + (threads == 1 ? "/threads:1" : "/threads:all")).c_str(),

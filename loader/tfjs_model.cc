@@ -11,8 +11,11 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -22,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/util/json_util.h"
+#include "loader/json_members.h"
 #include "loader/weights_decoder.h"
 #include "nlohmann/json.hpp"
 #include "runtime/status_macros.h"
@@ -406,8 +410,8 @@ int JsonDepth(absl::string_view text, int limit) {
 // Parses `text` or explains where it is malformed.
 absl::StatusOr<Json> ParseJsonText(const std::string& text) {
   if (JsonDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "JSON nested deeper than ", kMaxJsonDepth, " levels"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("JSON nested deeper than ", kMaxJsonDepth, " levels"));
   }
   Json root = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!root.is_discarded()) return root;
@@ -420,6 +424,50 @@ absl::StatusOr<Json> ParseJsonText(const std::string& text) {
     why = e.what();
   }
   return absl::InvalidArgumentError(absl::StrCat("malformed JSON: ", why));
+}
+
+// model.json split by SplitTopLevelMembers: the graphs parsed by protobuf
+// from their raw text, everything else parsed by nlohmann.
+struct FastSplit {
+  std::optional<tensorflow::GraphDef> topology;
+  std::optional<tensorflow::GraphDef> initializer;
+  Json rest;
+};
+
+// True when `text` split cleanly and every part parsed; false sends the
+// caller to the full parse (errors are reported from there).
+bool TrySplitModelJson(absl::string_view text, FastSplit* out) {
+  if (JsonDepth(text, kMaxJsonDepth) > kMaxJsonDepth) return false;
+  std::optional<std::vector<JsonMember>> members = SplitTopLevelMembers(text);
+  if (!members.has_value()) return false;
+  absl::string_view topology, initializer;
+  std::string rest = "{";
+  for (const JsonMember& m : *members) {
+    // A later duplicate key wins, as in nlohmann's parse.
+    const bool object = !m.value.empty() && m.value.front() == '{';
+    if (m.key == "modelTopology" && object) {
+      topology = m.value;
+    } else if (m.key == "modelInitializer" && object) {
+      initializer = m.value;
+    } else {
+      if (rest.size() > 1) rest += ',';
+      absl::StrAppend(&rest, "\"", m.key, "\":", m.value);
+    }
+  }
+  rest += '}';
+  out->rest = Json::parse(rest, nullptr, /*allow_exceptions=*/false);
+  if (out->rest.is_discarded()) return false;
+  if (!topology.empty()) {
+    auto graph = ParseGraphDefJson(std::string(topology));
+    if (!graph.ok()) return false;
+    out->topology = std::move(*graph);
+  }
+  if (!initializer.empty()) {
+    auto graph = ParseGraphDefJson(std::string(initializer));
+    if (!graph.ok()) return false;
+    out->initializer = std::move(*graph);
+  }
+  return true;
 }
 
 absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
@@ -452,7 +500,13 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
 
   std::string text;
   GRAPHRT_RETURN_IF_ERROR(AppendFile(file, &text));
-  auto root_or = ParseJsonText(text);
+  // The graphs go straight to protobuf when the file splits cleanly
+  // (json_members.h); anything unusual takes the full parse below, which
+  // also gives malformed files their error messages.
+  FastSplit fast;
+  absl::StatusOr<Json> root_or = TrySplitModelJson(text, &fast)
+                                     ? std::move(fast.rest)
+                                     : ParseJsonText(text);
   if (!root_or.ok()) return WithContext(root_or.status(), file);
   text.clear();
   text.shrink_to_fit();
@@ -466,15 +520,21 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
   model.generated_by = GetInfoString(root, "generatedBy");
   model.converted_by = GetInfoString(root, "convertedBy");
 
-  if (!Has(root, "modelTopology")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": missing 'modelTopology'"));
+  if (fast.topology.has_value()) {
+    model.topology = std::move(*fast.topology);
+  } else {
+    if (!Has(root, "modelTopology")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(file, ": missing 'modelTopology'"));
+    }
+    auto topology = ParseGraph(root["modelTopology"], "modelTopology");
+    if (!topology.ok()) return WithContext(topology.status(), file);
+    model.topology = std::move(*topology);
   }
-  auto topology = ParseGraph(root["modelTopology"], "modelTopology");
-  if (!topology.ok()) return WithContext(topology.status(), file);
-  model.topology = std::move(*topology);
 
-  if (Has(root, "modelInitializer")) {
+  if (fast.initializer.has_value()) {
+    model.initializer = std::move(*fast.initializer);
+  } else if (Has(root, "modelInitializer")) {
     auto init = ParseGraph(root["modelInitializer"], "modelInitializer");
     if (!init.ok()) return WithContext(init.status(), file);
     model.initializer = std::move(*init);
