@@ -458,12 +458,12 @@ bool TrySplitModelJson(absl::string_view text, FastSplit* out) {
   out->rest = Json::parse(rest, nullptr, /*allow_exceptions=*/false);
   if (out->rest.is_discarded()) return false;
   if (!topology.empty()) {
-    auto graph = ParseGraphDefJson(std::string(topology));
+    auto graph = ParseGraphDefJson(topology);
     if (!graph.ok()) return false;
     out->topology = std::move(*graph);
   }
   if (!initializer.empty()) {
-    auto graph = ParseGraphDefJson(std::string(initializer));
+    auto graph = ParseGraphDefJson(initializer);
     if (!graph.ok()) return false;
     out->initializer = std::move(*graph);
   }
@@ -595,13 +595,12 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
 
 }  // namespace
 
-absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(
-    const std::string& json) {
+absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(absl::string_view json) {
   tensorflow::GraphDef graph;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
-  auto status =
-      google::protobuf::util::JsonStringToMessage(json, &graph, options);
+  auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &graph, options);
   if (!status.ok()) {
     auto message = status.message();
     return absl::InvalidArgumentError(

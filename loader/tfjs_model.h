@@ -29,6 +29,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/graph.pb.h"
 #include "runtime/dtype.h"
 #include "runtime/shape.h"
@@ -38,10 +39,10 @@ namespace graphrt {
 
 // One entry of a signature's inputs or outputs, in model.json order.
 struct SignatureEntry {
-  std::string key;                  // signature key, e.g. "input_1"
-  std::string tensor_name;          // e.g. "input_1:0" (as written)
-  DType dtype = DType::kInvalid;    // kInvalid when absent
-  PartialShape shape;               // unknown rank when absent
+  std::string key;                     // signature key, e.g. "input_1"
+  std::string tensor_name;             // e.g. "input_1:0" (as written)
+  DType dtype = DType::kInvalid;       // kInvalid when absent
+  PartialShape shape;                  // unknown rank when absent
   std::optional<int64_t> resource_id;  // TF.js converter's resourceId
 };
 
@@ -70,8 +71,8 @@ struct TfjsModel {
   std::string generated_by;
   std::string converted_by;
 
-  tensorflow::GraphDef topology;                     // modelTopology
-  std::optional<tensorflow::GraphDef> initializer;   // modelInitializer
+  tensorflow::GraphDef topology;                    // modelTopology
+  std::optional<tensorflow::GraphDef> initializer;  // modelInitializer
   // `userDefinedMetadata.signature` when present, else `signature`.
   std::optional<Signature> signature;
   std::optional<Signature> initializer_signature;
@@ -99,7 +100,7 @@ absl::StatusOr<TfjsModel> LoadTfjsModel(const std::string& path,
 // Exposed for tests and for other loaders.
 //
 // Parses a protobuf-JSON GraphDef (modelTopology) text.
-absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(const std::string& json);
+absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(absl::string_view json);
 
 // Resolves `relative` inside `dir`: rejects absolute paths, "..", and
 // paths (after following symlinks) that leave `dir`. The file must exist

@@ -124,6 +124,14 @@ TestModel RandomForest(bool winner_take_all) {
   return m;
 }
 
+// RandomForest(false) on FiveExamples(): e0: C, G. e1 (all missing): B, E.
+// e2 (color 7 = OOV, empty set): A, D. e3: C, F. e4 (tag 9 = OOV): A, F.
+const std::vector<std::vector<float>> kAveragedRows = {{0, 1},
+                                                       {0.375f, 0.625f},
+                                                       {0.875f, 0.125f},
+                                                       {0.25f, 0.75f},
+                                                       {0.625f, 0.375f}};
+
 TEST(SimpleMlOpsTest, RandomForestAveragesDistributions) {
   const std::string dir =
       WriteModel(RandomForest(false), TempDir("rf_average"));
@@ -131,13 +139,7 @@ TEST(SimpleMlOpsTest, RandomForestAveragesDistributions) {
   ASSERT_TRUE(handle.ok()) << handle.status();
   auto out = Infer(*handle, FiveExamples().Inputs(), 2);
   ASSERT_TRUE(out.ok()) << out.status();
-  // e0: C, G. e1 (all missing): B, E. e2 (color 7 = OOV, empty set): A, D.
-  // e3: C, F. e4 (tag 9 = OOV): A, F.
-  ExpectRows((*out)[0], {{0, 1},
-                         {0.375f, 0.625f},
-                         {0.875f, 0.125f},
-                         {0.25f, 0.75f},
-                         {0.625f, 0.375f}});
+  ExpectRows((*out)[0], kAveragedRows);
   EXPECT_EQ(Values<std::string>((*out)[1]),
             (std::vector<std::string>{"no", "yes"}));
 }
@@ -164,11 +166,7 @@ TEST(SimpleMlOpsTest, TfRecordShardsAndFilePrefix) {
     ASSERT_TRUE(handle.ok()) << handle.status();
     auto out = Infer(*handle, FiveExamples().Inputs(), 2);
     ASSERT_TRUE(out.ok()) << out.status();
-    ExpectRows((*out)[0], {{0, 1},
-                           {0.375f, 0.625f},
-                           {0.875f, 0.125f},
-                           {0.25f, 0.75f},
-                           {0.625f, 0.375f}});
+    ExpectRows((*out)[0], kAveragedRows);
   }
 }
 
