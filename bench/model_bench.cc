@@ -1,7 +1,7 @@
 // Google Benchmark: end-to-end Model::Run and Model::Load.
 //   bazel run --config=opt //bench:model_bench
-//   GRAPHRT_BENCH_LOAD=/path/a.json,/path/b.json bazel run --config=opt \
-//       //bench:model_bench -- --benchmark_filter=Load/
+//   GRAPHRT_BENCH_LOAD=a.json,b.json bazel run --config=opt //bench:model_bench
+//       -- --benchmark_filter=Load/     (one command)
 // Each bundled model (models/*/model.json) is run on its sample_input.json
 // with 1 thread and with all cores, and loaded (parse + weights + graph
 // passes + kernels + initializer) with 1 thread. GRAPHRT_BENCH_LOAD adds
