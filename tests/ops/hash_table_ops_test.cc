@@ -623,6 +623,43 @@ TEST(HashTableParallelTest, BigBatchUsesParallelPathCorrectly) {
   CheckBatch(h, &rm, 64, 1);
 }
 
+// The serial lookup goes 64 keys at a time plus a tail (FindBlock in
+// ops/lookup/hash_table.cc): every batch size around the block edges must
+// see every key, hits and misses alike.
+TEST(HashTableFindTest, Int64BatchesAcrossBlockEdges) {
+  ResourceManager rm;
+  OpTest ht("HashTableV2", "ids");
+  ht.Attr("key_dtype", DType::kInt64).Attr("value_dtype", DType::kInt64);
+  auto h = RunNode(ht.node(), &rm, {});
+  ASSERT_TRUE(h.ok()) << h.status();
+  constexpr int64_t kSize = 1000;
+  std::vector<int64_t> keys(kSize), values(kSize);
+  for (int64_t i = 0; i < kSize; ++i) {
+    keys[i] = i * 7;
+    values[i] = i + 100;
+  }
+  OpTest imp("LookupTableImportV2");
+  ASSERT_TRUE(RunNode(imp.node(), &rm,
+                      {(*h)[0], T_<int64_t>({kSize}, keys),
+                       T_<int64_t>({kSize}, values)})
+                  .ok());
+  for (int64_t n : {1, 63, 64, 65, 127, 128, 129, 200, 1000}) {
+    std::vector<int64_t> batch(n);
+    for (int64_t i = 0; i < n; ++i) batch[i] = (i * 5) % (kSize * 8);
+    OpTest find("LookupTableFindV2");
+    auto out = RunNode(find.node(), &rm,
+                       {(*h)[0], T_<int64_t>({n}, batch),
+                        Tensor::Scalar<int64_t>(-1)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const int64_t* v = (*out)[0].data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t k = batch[i];
+      const int64_t want = (k % 7 == 0 && k / 7 < kSize) ? k / 7 + 100 : -1;
+      ASSERT_EQ(v[i], want) << "batch " << n << " at " << i;
+    }
+  }
+}
+
 TEST(HashTableParallelTest, ConcurrentFindsFromManyThreads) {
   ResourceManager rm;
   Tensor h = BigVocabTable(&rm);
