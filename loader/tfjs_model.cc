@@ -26,6 +26,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/util/json_util.h"
 #include "loader/json_members.h"
+#include "loader/mapped_file.h"
 #include "loader/weights_decoder.h"
 #include "nlohmann/json.hpp"
 #include "runtime/status_macros.h"
@@ -361,10 +362,23 @@ absl::Status LoadGroup(const WeightGroup& group, const TfjsLoadOptions& options,
     total += FileSizeHint(file);
     files.push_back(std::move(file));
   }
-  std::string data;
-  data.reserve(total);  // one allocation for all shards
-  for (const std::string& file : files) {
-    GRAPHRT_RETURN_IF_ERROR(AppendFile(file, &data));
+  // One shard (what the converter writes up to 4 MB, and what every corpus
+  // model has) is decoded straight from a map of the file; several are
+  // concatenated first, since a weight may straddle two shards.
+  std::optional<MappedFile> mapped;
+  std::string concatenated;
+  absl::string_view data;
+  if (files.size() == 1) {
+    auto file = MappedFile::Open(files[0]);
+    if (!file.ok()) return file.status();
+    mapped.emplace(std::move(*file));
+    data = mapped->data();
+  } else {
+    concatenated.reserve(total);  // one allocation for all shards
+    for (const std::string& file : files) {
+      GRAPHRT_RETURN_IF_ERROR(AppendFile(file, &concatenated));
+    }
+    data = concatenated;
   }
   std::vector<std::pair<std::string, Tensor>> decoded;
   GRAPHRT_RETURN_IF_ERROR(tfjs_internal::DecodeWeightGroup(

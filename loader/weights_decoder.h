@@ -59,6 +59,11 @@ absl::Status DecodeWeightGroup(absl::string_view data,
 // IEEE binary16 bits -> float32, exact (same bits as TF.js's table decoder).
 float HalfBitsToFloat(uint16_t bits);
 
+// Decodes `n` little-endian binary16 values at `src` (any alignment) into
+// `out`, bit for bit as HalfBitsToFloat; vectorized (it is most of the load
+// time of a float16-quantized model).
+void DecodeHalves(const char* src, int64_t n, float* out);
+
 // JavaScript `Int32Array` store of `Math.round(x)`: round half toward +inf,
 // then wrap modulo 2^32 (NaN and +-inf give 0).
 int32_t JsRoundToInt32(double x);
