@@ -8,14 +8,26 @@
 // Load/ benchmarks of other model.json files (e.g. the corpus), in-process
 // and warm: what a host that loads many models pays per model. For
 // side-by-side numbers against TF.js use bench/compare_tfjs.sh.
+//   GRAPHRT_BENCH_CONCURRENT=a.json:a_inputs.json,... bazel run --config=opt
+//       //bench:model_bench -- --benchmark_filter=Concurrent/
+// adds Concurrent/<model>/threads:N: N host threads call Run on one loaded
+// model (threads=1: each Run single-threaded) as fast as they can;
+// items_per_second is the total Run throughput, so threads:2 / threads:1
+// is the scaling of concurrent callers. The inputs file is a
+// sample_input.json or a corpus golden ("inputs" records).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "runtime/model.h"
 #include "tools/tensor_json.h"
 
@@ -60,6 +72,56 @@ void LoadModel(benchmark::State& state, const std::string& path) {
   }
 }
 
+// One model shared by every thread of a Concurrent/ benchmark, loaded on
+// first use (Google Benchmark runs the threads of a benchmark together).
+struct SharedModel {
+  std::unique_ptr<Model> model;
+  std::vector<NamedTensor> inputs;
+  std::string error;
+};
+
+SharedModel& GetShared(const std::string& path, const std::string& inputs) {
+  static absl::Mutex mu;
+  static auto* cache = new std::map<std::string, std::unique_ptr<SharedModel>>;
+  absl::MutexLock lock(&mu);
+  auto& slot = (*cache)[path];
+  if (slot) return *slot;
+  slot = std::make_unique<SharedModel>();
+  ModelOptions options;
+  options.threads = 1;
+  auto model = Model::Load(path, options);
+  if (!model.ok()) {
+    slot->error = std::string(model.status().message());
+    return *slot;
+  }
+  slot->model = std::move(*model);
+  auto records = ReadTensorRecords(inputs, "inputs");
+  if (!records.ok()) {
+    slot->error = std::string(records.status().message());
+    return *slot;
+  }
+  for (auto& r : *records) slot->inputs.push_back({r.name, r.value});
+  return *slot;
+}
+
+void RunConcurrent(benchmark::State& state, const std::string& path,
+                   const std::string& inputs) {
+  SharedModel& shared = GetShared(path, inputs);
+  if (!shared.error.empty()) {
+    state.SkipWithError(shared.error.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto out = shared.model->Run(shared.inputs);
+    if (!out.ok()) {
+      state.SkipWithError(std::string(out.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out->data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 void RegisterLoad(const std::string& name, const std::string& path) {
   benchmark::RegisterBenchmark(
       ("Load/" + name).c_str(),
@@ -74,6 +136,29 @@ void RegisterAll() {
                    std::string(p));
     }
   }
+  if (const char* spec = std::getenv("GRAPHRT_BENCH_CONCURRENT")) {
+    for (absl::string_view item :
+         absl::StrSplit(spec, ',', absl::SkipEmpty())) {
+      std::vector<std::string> parts = absl::StrSplit(item, ':');
+      if (parts.size() != 2) {
+        std::cerr
+            << "GRAPHRT_BENCH_CONCURRENT: expected model.json:inputs.json, "
+               "got '"
+            << item << "'\n";
+        continue;
+      }
+      const std::string name = std::filesystem::path(parts[0]).stem().string();
+      benchmark::RegisterBenchmark(
+          ("Concurrent/" + name).c_str(),
+          [model = parts[0], inputs = parts[1]](benchmark::State& s) {
+            RunConcurrent(s, model, inputs);
+          })
+          ->Threads(1)
+          ->Threads(2)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   namespace fs = std::filesystem;
   if (!fs::exists("models")) return;
   for (const auto& entry : fs::directory_iterator("models")) {
@@ -86,7 +171,8 @@ void RegisterAll() {
     RegisterLoad(name, dir);
     for (int threads : {1, 0}) {
       benchmark::RegisterBenchmark(
-          ("Run/" + name + (threads == 1 ? "/threads:1" : "/threads:all")).c_str(),
+          ("Run/" + name + (threads == 1 ? "/threads:1" : "/threads:all"))
+              .c_str(),
           [dir, threads](benchmark::State& s) { RunModel(s, dir, threads); })
           ->Unit(benchmark::kMicrosecond);
     }

@@ -1,5 +1,6 @@
 #include "runtime/tensor.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -80,13 +81,15 @@ class PoolAllocator {
   explicit PoolAllocator(std::shared_ptr<BufferPool> pool)
       : pool_(std::move(pool)) {}
   template <typename U>
-  PoolAllocator(const PoolAllocator<U>& other) : pool_(other.pool_) {}
+  PoolAllocator(const PoolAllocator<U>& other)
+      : pool_(other.pool_), shard_(other.shard_) {}
+  // The copy kept in the control block remembers the block's shard.
   T* allocate(size_t n) {
-    void* p = pool_->TakeControlBlock(n * sizeof(T));
+    void* p = pool_->TakeControlBlock(n * sizeof(T), &shard_);
     if (p == nullptr) throw std::bad_alloc();
     return static_cast<T*>(p);
   }
-  void deallocate(T* p, size_t) { pool_->ReturnControlBlock(p); }
+  void deallocate(T* p, size_t) { pool_->ReturnControlBlock(p, shard_); }
   template <typename U>
   bool operator==(const PoolAllocator<U>& other) const {
     return pool_ == other.pool_;
@@ -100,6 +103,7 @@ class PoolAllocator {
   template <typename U>
   friend class PoolAllocator;
   std::shared_ptr<BufferPool> pool_;
+  int shard_ = 0;
 };
 
 void Buffer::ConstructElements() {
@@ -171,7 +175,7 @@ Buffer::~Buffer() {
   if (!owned_) return;
   DestroyElements();
   if (pool_ != nullptr) {
-    pool_->ReturnBlock(data_, size_class_);
+    pool_->ReturnBlock(data_, size_class_, shard_);
   } else {
     std::free(data_);
   }
@@ -182,81 +186,114 @@ std::shared_ptr<BufferPool> BufferPool::Create() {
 }
 
 BufferPool::~BufferPool() {
-  for (auto& blocks : free_blocks_) {
-    for (void* p : blocks) std::free(p);
+  for (Shard& shard : shards_) {
+    MutexLock lock(&shard.mu);
+    for (auto& blocks : shard.free_blocks) {
+      for (void* p : blocks) std::free(p);
+    }
+    for (void* p : shard.free_control_blocks) std::free(p);
   }
-  for (void* p : free_control_blocks_) std::free(p);
 }
 
-void* BufferPool::TakeBlock(int size_class) {
-  {
-    MutexLock lock(&mu_);
-    std::vector<void*>& blocks = free_blocks_[size_class];
-    if (!blocks.empty()) {
-      void* p = blocks.back();
-      blocks.pop_back();
+int BufferPool::CurrentShard() {
+  static std::atomic<int> next{0};
+  thread_local const int shard =
+      next.fetch_add(1, std::memory_order_relaxed) % kShards;
+  return shard;
+}
+
+void* BufferPool::PopFree(Shard& shard, int size_class) {
+  MutexLock lock(&shard.mu);
+  std::vector<void*>& blocks = size_class < 0 ? shard.free_control_blocks
+                                              : shard.free_blocks[size_class];
+  if (blocks.empty()) return nullptr;
+  void* p = blocks.back();
+  blocks.pop_back();
+  return p;
+}
+
+void* BufferPool::TakeBlock(int size_class, int* shard) {
+  const int own = CurrentShard();
+  for (int i = 0; i < kShards; ++i) {
+    const int s = (own + i) % kShards;
+    if (void* p = PopFree(shards_[s], size_class)) {
+      *shard = s;
       return p;
     }
-    ++heap_allocations_;
   }
   size_t bytes = kTensorAlignment << size_class;
   void* p = std::aligned_alloc(kTensorAlignment, bytes);
   if (p == nullptr) return nullptr;
-  MutexLock lock(&mu_);
+  Shard& home = shards_[own];
+  MutexLock lock(&home.mu);
+  ++home.heap_allocations;
   // Capacity grows by one per block ever made, so returning blocks (from a
   // Buffer's destructor) never allocates.
-  std::vector<void*>& blocks = free_blocks_[size_class];
+  std::vector<void*>& blocks = home.free_blocks[size_class];
   try {
     blocks.reserve(blocks.capacity() + 1);
   } catch (const std::bad_alloc&) {
     std::free(p);
     return nullptr;
   }
-  held_bytes_ += static_cast<int64_t>(bytes);
+  home.held_bytes += static_cast<int64_t>(bytes);
+  *shard = own;
   return p;
 }
 
-void BufferPool::ReturnBlock(void* data, int size_class) {
-  MutexLock lock(&mu_);
-  free_blocks_[size_class].push_back(data);
+void BufferPool::ReturnBlock(void* data, int size_class, int shard) {
+  Shard& home = shards_[shard];
+  MutexLock lock(&home.mu);
+  home.free_blocks[size_class].push_back(data);
 }
 
-void* BufferPool::TakeControlBlock(size_t bytes) {
+void* BufferPool::TakeControlBlock(size_t bytes, int* shard) {
   if (bytes > kControlBlockBytes) return nullptr;
-  {
-    MutexLock lock(&mu_);
-    if (!free_control_blocks_.empty()) {
-      void* p = free_control_blocks_.back();
-      free_control_blocks_.pop_back();
+  const int own = CurrentShard();
+  for (int i = 0; i < kShards; ++i) {
+    const int s = (own + i) % kShards;
+    if (void* p = PopFree(shards_[s], /*size_class=*/-1)) {
+      *shard = s;
       return p;
     }
-    ++heap_allocations_;
   }
   void* p = std::aligned_alloc(alignof(std::max_align_t), kControlBlockBytes);
   if (p == nullptr) return nullptr;
-  MutexLock lock(&mu_);
+  Shard& home = shards_[own];
+  MutexLock lock(&home.mu);
+  ++home.heap_allocations;
   try {
-    free_control_blocks_.reserve(free_control_blocks_.capacity() + 1);
+    home.free_control_blocks.reserve(home.free_control_blocks.capacity() + 1);
   } catch (const std::bad_alloc&) {
     std::free(p);
     return nullptr;
   }
+  *shard = own;
   return p;
 }
 
-void BufferPool::ReturnControlBlock(void* p) {
-  MutexLock lock(&mu_);
-  free_control_blocks_.push_back(p);
+void BufferPool::ReturnControlBlock(void* p, int shard) {
+  Shard& home = shards_[shard];
+  MutexLock lock(&home.mu);
+  home.free_control_blocks.push_back(p);
 }
 
 int64_t BufferPool::held_bytes() const {
-  MutexLock lock(&mu_);
-  return held_bytes_;
+  int64_t sum = 0;
+  for (const Shard& shard : shards_) {
+    MutexLock lock(&shard.mu);
+    sum += shard.held_bytes;
+  }
+  return sum;
 }
 
 int64_t BufferPool::heap_allocations() const {
-  MutexLock lock(&mu_);
-  return heap_allocations_;
+  int64_t sum = 0;
+  for (const Shard& shard : shards_) {
+    MutexLock lock(&shard.mu);
+    sum += shard.heap_allocations;
+  }
+  return sum;
 }
 
 absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
@@ -272,7 +309,8 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
     ++size_class;
   }
   if (size_class == kNumClasses) return OutOfMemory(*bytes, dtype);
-  void* data = TakeBlock(size_class);
+  int shard = 0;
+  void* data = TakeBlock(size_class, &shard);
   if (data == nullptr) return OutOfMemory(*bytes, dtype);
   FillNew(data, rounded, zero_fill);
   std::shared_ptr<Buffer> buf;
@@ -280,7 +318,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
     buf = std::allocate_shared<Buffer>(
         PoolAllocator<Buffer>(shared_from_this()), Buffer::Key());
   } catch (const std::bad_alloc&) {
-    ReturnBlock(data, size_class);
+    ReturnBlock(data, size_class, shard);
     return OutOfMemory(*bytes, dtype);
   }
   buf->data_ = data;
@@ -288,6 +326,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
   buf->owned_ = true;
   buf->pool_ = this;
   buf->size_class_ = size_class;
+  buf->shard_ = shard;
   buf->run_tag_ = run_tag;
   buf->dtype_ = dtype;
   buf->elements_ = elements;

@@ -290,8 +290,10 @@ class UnaryKernel : public Kernel {
           name_, " does not support dtype ", DTypeName(x.dtype())));
     }
     const DType out_dtype = IsPredicate(op_) ? DType::kBool : x.dtype();
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, out_dtype, x.shape()));
+    // Every element is written below (Supports() admits only the dtypes
+    // each Apply* handles), so the output is not zero-filled first.
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, out_dtype, x.shape()));
     const int64_t n = x.num_elements();
     return DispatchUnary(x.dtype(), name_.c_str(), [&](auto tag) {
       using T = typename decltype(tag)::type;
