@@ -95,6 +95,7 @@ case "$mode" in
       TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp halt_on_error=1" \
         bazel --output_base="$HOME/.cache/graphrt-bazel-ob-tsan" test \
         --config=tsan --build_tests_only -- //tests/runtime:mutex_test \
+        //tests/runtime:buffer_pool_test \
         //tests/runtime:parallel_test //tests/runtime:executor_test \
         //tests/runtime:model_test //tests/ops:hash_table_ops_test \
         //tests/ops:mutable_table_ops_test //tests/ops:text_file_init_ops_test \
