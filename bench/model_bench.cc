@@ -27,8 +27,8 @@
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "runtime/model.h"
+#include "runtime/mutex.h"
 #include "tools/tensor_json.h"
 
 namespace graphrt {
@@ -81,9 +81,9 @@ struct SharedModel {
 };
 
 SharedModel& GetShared(const std::string& path, const std::string& inputs) {
-  static absl::Mutex mu;
+  static Mutex mu;
   static auto* cache = new std::map<std::string, std::unique_ptr<SharedModel>>;
-  absl::MutexLock lock(&mu);
+  MutexLock lock(&mu);
   auto& slot = (*cache)[path];
   if (slot) return *slot;
   slot = std::make_unique<SharedModel>();
