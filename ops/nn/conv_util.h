@@ -64,9 +64,9 @@ struct WindowAttrs {
 
 struct WindowAttrOptions {
   int num_spatial = 2;
-  bool allow_explicit = true;      // padding "EXPLICIT" accepted
-  bool has_dilations = true;       // read attr "dilations"
-  bool has_ksize = false;          // read attr "ksize" (pools)
+  bool allow_explicit = true;  // padding "EXPLICIT" accepted
+  bool has_dilations = true;   // read attr "dilations"
+  bool has_ksize = false;      // read attr "ksize" (pools)
   bool allow_channels_first = true;
 };
 
@@ -177,10 +177,9 @@ absl::Status PrepareEpilogue(const FusedEpilogue& e, const KernelContext& ctx,
   }
   if (e.prelu) {
     const Tensor& a = ctx.input(ctx.num_inputs() - 1);
-    const bool ok_shape =
-        a.num_elements() == 1 ||
-        (a.num_elements() == channels && a.rank() >= 1 &&
-         a.dim(a.rank() - 1) == channels);
+    const bool ok_shape = a.num_elements() == 1 ||
+                          (a.num_elements() == channels && a.rank() >= 1 &&
+                           a.dim(a.rank() - 1) == channels);
     if (a.dtype() != dt || !ok_shape) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected Prelu alpha of dtype ", DTypeName(dt), " with 1 or ",
@@ -192,10 +191,37 @@ absl::Status PrepareEpilogue(const FusedEpilogue& e, const KernelContext& ctx,
   return absl::OkStatus();
 }
 
+namespace internal {
+
+// data[r][c] = clamp(data[r][c] (+ add[c]), 0, hi) for the flags set. The
+// flags are template parameters and the clamp is written as `0 > v ? 0 : v`
+// / `v > hi ? hi : v` (NaN stays NaN) so that the inner loop compiles to
+// plain vaddps / masked move / vminps: with run-time flags GCC merged the
+// two selects through general-purpose registers (kmov / andn per vector),
+// and this pass is 5-10% of BlazeFace / BlazePose Runs.
+template <typename T, bool kAdd, bool kClamp>
+void BiasClampRows(const T* __restrict add, T hi, T* data, int64_t rows,
+                   int64_t channels) {
+  for (int64_t r = 0; r < rows; ++r) {
+    T* __restrict row = data + r * channels;
+    for (int64_t c = 0; c < channels; ++c) {
+      T v = row[c];
+      if constexpr (kAdd) v = v + add[c];
+      if constexpr (kClamp) {
+        v = T(0) > v ? T(0) : v;
+        v = v > hi ? hi : v;
+      }
+      row[c] = v;
+    }
+  }
+}
+
+}  // namespace internal
+
 // Applies the epilogue to `rows` rows of `channels` values at `data`.
 template <typename T>
-void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args,
-                   T* data, int64_t rows, int64_t channels) {
+void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args, T* data,
+                   int64_t rows, int64_t channels) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
   const bool has_mul = !args.mul.empty();
   const bool has_add = !args.add.empty();
@@ -208,21 +234,17 @@ void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args,
     // The common epilogue (bias, then Relu / Relu6 or nothing) in one flat
     // pass: rows are often only 8-64 channels long, where per-row Eigen
     // expressions cost more than the arithmetic. NaN stays NaN.
-    const bool clamp = e.act != ops::Activation::kNone;
     const T hi = e.act == ops::Activation::kRelu6
                      ? T(6)
                      : std::numeric_limits<T>::infinity();
     const T* add = has_add ? args.add.data() : nullptr;
-    for (int64_t r = 0; r < rows; ++r) {
-      T* row = data + r * channels;
-      for (int64_t c = 0; c < channels; ++c) {
-        T v = add != nullptr ? row[c] + add[c] : row[c];
-        if (clamp) {
-          v = v < T(0) ? T(0) : v;
-          v = v > hi ? hi : v;
-        }
-        row[c] = v;
-      }
+    if (e.act == ops::Activation::kNone) {
+      internal::BiasClampRows<T, true, false>(add, hi, data, rows, channels);
+    } else if (has_add) {
+      internal::BiasClampRows<T, true, true>(add, hi, data, rows, channels);
+    } else {
+      internal::BiasClampRows<T, false, true>(add, hi, data, 1,
+                                              rows * channels);
     }
     return;
   }
@@ -242,8 +264,8 @@ void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args,
         row = (row < T(0)).select(row * al, row);
       }
     } else {
-      ops::ApplyActivation<T>(e.act, e.leakyrelu_alpha, row.data(),
-                              row.data(), channels);
+      ops::ApplyActivation<T>(e.act, e.leakyrelu_alpha, row.data(), row.data(),
+                              channels);
     }
   }
 }
