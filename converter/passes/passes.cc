@@ -274,6 +274,79 @@ int FuseConvBiasActivation(GraphDef* graph, const WeightMap& weights,
   return fused;
 }
 
+int FoldPadIntoConv(GraphDef* graph, const WeightMap& weights,
+                    const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  absl::flat_hash_map<std::string, int> index_of;
+  for (int i = 0; i < graph->node_size(); ++i) {
+    index_of[graph->node(i).name()] = i;
+  }
+  std::vector<bool> dead(graph->node_size(), false);
+  int folded = 0;
+  for (int ci = 0; ci < graph->node_size(); ++ci) {
+    NodeDef& conv = *graph->mutable_node(ci);
+    const std::string& op = conv.op();
+    if ((op != "Conv2D" && op != "_FusedConv2D" &&
+         op != "DepthwiseConv2dNative" && op != "FusedDepthwiseConv2dNative") ||
+        conv.input_size() < 2 || IsControl(conv.input(0)) || !IsNhwc(conv) ||
+        !TypeIsOrAbsent(conv, "T", tensorflow::DT_FLOAT) ||
+        OutputIndexOf(conv.input(0)) != 0) {
+      continue;
+    }
+    auto padding = conv.attr().find("padding");
+    auto explicit_pads = conv.attr().find("explicit_paddings");
+    if (padding == conv.attr().end() || padding->second.s() != "VALID" ||
+        (explicit_pads != conv.attr().end() &&
+         explicit_pads->second.list().i_size() != 0)) {
+      continue;
+    }
+    auto pi = index_of.find(NodeNameOf(conv.input(0)));
+    if (pi == index_of.end() || dead[pi->second]) continue;
+    const NodeDef& pad = graph->node(pi->second);
+    auto u = uses.find(pad.name());
+    if (pad.op() != "Pad" || u == uses.end() || u->second.data != 1 ||
+        u->second.control != 0 || keep.contains(pad.name()) ||
+        pad.input_size() != 2 || IsControl(pad.input(1)) ||
+        OutputIndexOf(pad.input(1)) != 0 ||
+        !TypeIsOrAbsent(pad, "T", tensorflow::DT_FLOAT)) {
+      continue;
+    }
+    // paddings: a [4, 2] int32 / int64 weight, zero outside H and W.
+    auto w = weights.find(NodeNameOf(pad.input(1)));
+    auto pn = index_of.find(NodeNameOf(pad.input(1)));
+    if (w == weights.end() || pn == index_of.end() ||
+        graph->node(pn->second).op() != "Const") {
+      continue;
+    }
+    const Tensor& t = w->second;
+    if (t.rank() != 2 || t.dim(0) != 4 || t.dim(1) != 2 ||
+        (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64)) {
+      continue;
+    }
+    std::vector<int64_t> p(8);
+    for (int i = 0; i < 8; ++i) {
+      p[i] = t.dtype() == DType::kInt32 ? t.data<int32_t>()[i]
+                                        : t.data<int64_t>()[i];
+    }
+    bool ok = p[0] == 0 && p[1] == 0 && p[6] == 0 && p[7] == 0;
+    for (int i = 2; i < 6; ++i) ok = ok && p[i] >= 0 && p[i] <= (1 << 20);
+    if (!ok) continue;
+    conv.set_input(0, pad.input(0));
+    for (const std::string& in : pad.input()) {
+      if (IsControl(in)) conv.add_input(in);
+    }
+    auto& attrs = *conv.mutable_attr();
+    attrs["padding"].set_s("EXPLICIT");
+    auto* list = attrs["explicit_paddings"].mutable_list();
+    list->Clear();
+    for (int64_t v : p) list->add_i(v);
+    dead[pi->second] = true;
+    ++folded;
+  }
+  if (folded > 0) DropDead(graph, dead);
+  return folded;
+}
+
 PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
                                  const KeepSet& keep) {
   PassStats stats;
@@ -283,6 +356,7 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   }
   stats.identities_removed = RemoveIdentities(graph, keep);
   stats.convs_fused = FuseConvBiasActivation(graph, weights, keep);
+  stats.pads_folded = FoldPadIntoConv(graph, weights, keep);
   return stats;
 }
 

@@ -11,8 +11,15 @@
 //   named like the last node of the chain, so its consumers need no
 //   rewiring. The fused kernels run the bias and clamp inside the GEMM /
 //   depthwise epilogue (ops/nn/xnn_fused_conv.h).
+// * FoldPadIntoConv: a Pad (zeros) of H and W only, with constant
+//   paddings, whose only consumer is a VALID NHWC float32 Conv2D /
+//   _FusedConv2D / DepthwiseConv2dNative / FusedDepthwiseConv2dNative,
+//   becomes that convolution's EXPLICIT padding (MediaPipe's BlazePose pads
+//   before its stride-2 convolutions). XNNPACK reads the same zeros from
+//   its zero buffer in the same order, so the sums are bit-identical, and
+//   the padded copy of the input (a pass over it per Run) is gone.
 //
-// Both are exact (same values as the unfused graph up to float rounding of
+// All are exact (same values as the unfused graph up to float rounding of
 // the same operations) and conservative: a node is only removed when no
 // other node has a control edge on it, it is not named in `keep` (the
 // signature's inputs and outputs), and, for identities, the graph has no v1
@@ -38,6 +45,7 @@ namespace passes {
 struct PassStats {
   int identities_removed = 0;
   int convs_fused = 0;  // conv + bias (+ activation) chains fused
+  int pads_folded = 0;  // Pad nodes folded into convolutions
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -46,6 +54,8 @@ using KeepSet = absl::flat_hash_set<std::string>;
 int RemoveIdentities(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FuseConvBiasActivation(tensorflow::GraphDef* graph,
                            const WeightMap& weights, const KeepSet& keep);
+int FoldPadIntoConv(tensorflow::GraphDef* graph, const WeightMap& weights,
+                    const KeepSet& keep);
 
 // Runs every pass in order. Setting the environment variable
 // GRAPHRT_DISABLE_GRAPH_PASSES (non-empty, not "0") skips them all.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "converter/graph.h"
 #include "ops/registry.h"
 #include "proto/graph.pb.h"
@@ -155,6 +156,77 @@ TEST(FuseConvBiasActivationTest, KeptBiasNodeStopsBeforeActivation) {
   EXPECT_EQ(f->input(3), "^gate");
   ASSERT_NE(Find(c.g, "relu"), nullptr);
   EXPECT_EQ(Find(c.g, "relu")->op(), "Relu6");
+}
+
+// x -> Pad(paddings) -> conv (VALID) -> out
+struct PadConv {
+  GraphDef g;
+  WeightMap w;
+  PadConv(const std::string& conv_op, std::vector<int32_t> paddings,
+          const std::string& conv_padding = "VALID") {
+    Add(&g, "x", "Placeholder", {});
+    NodeDef* p = Add(&g, "paddings", "Const", {});
+    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+    Tensor t = *Tensor::Allocate(DType::kInt32, Shape({4, 2}));
+    for (int i = 0; i < 8; ++i) t.mutable_span<int32_t>()[i] = paddings[i];
+    w["paddings"] = t;
+    Add(&g, "pad", "Pad", {"x", "paddings"});
+    const bool depthwise = absl::StrContains(conv_op, "Depthwise");
+    ConstWeight(&g, &w, "filter",
+                depthwise ? Shape({3, 3, 2, 1}) : Shape({3, 3, 2, 4}));
+    NodeDef* conv = Add(&g, "conv", conv_op, {"pad", "filter"});
+    ConvAttrs(conv);
+    auto& a = *conv->mutable_attr();
+    a["padding"].set_s(conv_padding);
+    a["explicit_paddings"].mutable_list();  // empty, as TF.js writes it
+    Add(&g, "out", "Neg", {"conv"});
+  }
+};
+
+TEST(FoldPadIntoConvTest, FoldsSpatialZeroPad) {
+  for (const std::string op : {"Conv2D", "DepthwiseConv2dNative"}) {
+    PadConv c(op, {0, 0, 0, 1, 1, 2, 0, 0});
+    EXPECT_EQ(FoldPadIntoConv(&c.g, c.w, {}), 1) << op;
+    EXPECT_EQ(Find(c.g, "pad"), nullptr);
+    const NodeDef* conv = Find(c.g, "conv");
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->input(0), "x");
+    EXPECT_EQ(conv->attr().at("padding").s(), "EXPLICIT");
+    std::vector<int64_t> pads;
+    for (int64_t v : conv->attr().at("explicit_paddings").list().i()) {
+      pads.push_back(v);
+    }
+    EXPECT_EQ(pads, (std::vector<int64_t>{0, 0, 0, 1, 1, 2, 0, 0}));
+    auto built = Graph::Build(c.g, c.w, BuiltinOps(), "test");
+    EXPECT_TRUE(built.ok()) << built.status();
+  }
+}
+
+TEST(FoldPadIntoConvTest, LeavesOtherPads) {
+  // Channel padding, batch padding, a SAME convolution, a kept Pad, and a
+  // Pad with a second consumer stay as they are.
+  {
+    PadConv c("Conv2D", {0, 0, 1, 1, 1, 1, 0, 2});
+    EXPECT_EQ(FoldPadIntoConv(&c.g, c.w, {}), 0);
+  }
+  {
+    PadConv c("Conv2D", {1, 0, 1, 1, 1, 1, 0, 0});
+    EXPECT_EQ(FoldPadIntoConv(&c.g, c.w, {}), 0);
+  }
+  {
+    PadConv c("Conv2D", {0, 0, 1, 1, 1, 1, 0, 0}, "SAME");
+    EXPECT_EQ(FoldPadIntoConv(&c.g, c.w, {}), 0);
+  }
+  {
+    PadConv c("Conv2D", {0, 0, 1, 1, 1, 1, 0, 0});
+    EXPECT_EQ(FoldPadIntoConv(&c.g, c.w, {"pad"}), 0);
+  }
+  {
+    PadConv c("Conv2D", {0, 0, 1, 1, 1, 1, 0, 0});
+    Add(&c.g, "other", "Neg", {"pad"});
+    EXPECT_EQ(FoldPadIntoConv(&c.g, c.w, {}), 0);
+    EXPECT_NE(Find(c.g, "pad"), nullptr);
+  }
 }
 
 TEST(RemoveIdentitiesTest, RewiresConsumersThroughChains) {
