@@ -47,13 +47,13 @@ float ResizeScale(int64_t in, int64_t out, bool align_corners) {
 absl::StatusOr<std::pair<int64_t, int64_t>> CheckResizeInputs(
     const Tensor& images, const Tensor& size) {
   if (images.rank() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected images of rank 4, got ", images.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected images of rank 4, got ", images.DebugString()));
   }
   if (size.dtype() != DType::kInt32 || size.rank() != 1 || size.dim(0) != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected size of dtype int32 and shape [2], got ",
-        size.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected size of dtype int32 and shape [2], got ",
+                     size.DebugString()));
   }
   const int64_t h = size.data<int32_t>()[0];
   const int64_t w = size.data<int32_t>()[1];
@@ -61,8 +61,8 @@ absl::StatusOr<std::pair<int64_t, int64_t>> CheckResizeInputs(
     return absl::InvalidArgumentError(absl::StrCat(
         "output dimensions must be positive, got [", h, ",", w, "]"));
   }
-  if (images.dim(1) <= 0 || images.dim(2) <= 0 ||
-      images.dim(1) > INT32_MAX || images.dim(2) > INT32_MAX) {
+  if (images.dim(1) <= 0 || images.dim(2) <= 0 || images.dim(1) > INT32_MAX ||
+      images.dim(2) > INT32_MAX) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input image must be of non-zero size, got ", images.DebugString()));
   }
@@ -78,14 +78,13 @@ std::vector<Lerp> BilinearWeights(int64_t out, int64_t in, float scale,
                                   bool half_pixel) {
   std::vector<Lerp> v(out);
   for (int64_t i = 0; i < out; ++i) {
-    const float src = half_pixel
-                          ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
-                          : static_cast<float>(i) * scale;
+    const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
+                                 : static_cast<float>(i) * scale;
     const float f = std::floor(src);
     v[i].lower = std::min<int64_t>(
         std::max<int64_t>(static_cast<int64_t>(f), 0), in - 1);
-    v[i].upper = std::min<int64_t>(static_cast<int64_t>(std::ceil(src)),
-                                   in - 1);
+    v[i].upper =
+        std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1);
     v[i].lerp = src - f;
   }
   return v;
@@ -137,26 +136,52 @@ class ResizeBilinearKernel : public Kernel {
     return DispatchImage(images.dtype(), "ResizeBilinear", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = images.data<T>();
-      const int64_t min_rows =
-          std::max<int64_t>(2, (int64_t{1} << 15) / std::max<int64_t>(1, ow * c));
+      const int64_t min_rows = std::max<int64_t>(
+          2, (int64_t{1} << 15) / std::max<int64_t>(1, ow * c));
       ops::ParallelFor(n * oh, min_rows, [&](int64_t r0, int64_t r1) {
+        // Horizontally interpolated input rows, two cached (keyed by
+        // b * h + input row): upsampling reads each input row for several
+        // output rows. Same expressions as a per-pixel loop, so the same
+        // values.
+        const int64_t row_len = ow * c;
+        std::vector<float> rows(2 * row_len);
+        int64_t key[2] = {-1, -1};
+        int next = 0;
+        auto horizontal = [&](int64_t k) -> const float* {
+          for (int i = 0; i < 2; ++i) {
+            if (key[i] == k) return rows.data() + i * row_len;
+          }
+          const int slot = next;
+          next ^= 1;
+          key[slot] = k;
+          const T* src = in + k * w * c;
+          float* dst = rows.data() + slot * row_len;
+          for (int64_t x = 0; x < ow; ++x) {
+            const Lerp& xl = xs[x];
+            const T* left = src + xl.lower * c;
+            const T* right = src + xl.upper * c;
+            float* d = dst + x * c;
+            for (int64_t ch = 0; ch < c; ++ch) {
+              const float l = static_cast<float>(left[ch]);
+              const float rt = static_cast<float>(right[ch]);
+              d[ch] = l + (rt - l) * xl.lerp;
+            }
+          }
+          return dst;
+        };
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t b = r / oh;
           const Lerp& yl = ys[r % oh];
-          const T* top = in + (b * h + yl.lower) * w * c;
-          const T* bot = in + (b * h + yl.upper) * w * c;
-          float* orow = o + r * ow * c;
-          for (int64_t x = 0; x < ow; ++x) {
-            const Lerp& xl = xs[x];
-            for (int64_t ch = 0; ch < c; ++ch) {
-              const float tl = static_cast<float>(top[xl.lower * c + ch]);
-              const float tr = static_cast<float>(top[xl.upper * c + ch]);
-              const float bl = static_cast<float>(bot[xl.lower * c + ch]);
-              const float br = static_cast<float>(bot[xl.upper * c + ch]);
-              const float t = tl + (tr - tl) * xl.lerp;
-              const float bo = bl + (br - bl) * xl.lerp;
-              orow[x * c + ch] = t + (bo - t) * yl.lerp;
-            }
+          const int64_t top_key = b * h + yl.lower;
+          const int64_t bot_key = b * h + yl.upper;
+          // Keep the row the previous output row used in its slot.
+          const float* t = horizontal(top_key);
+          if (key[next] == top_key) next ^= 1;
+          const float* bo = horizontal(bot_key);
+          float* orow = o + r * row_len;
+          const float lerp = yl.lerp;
+          for (int64_t i = 0; i < row_len; ++i) {
+            orow[i] = t[i] + (bo[i] - t[i]) * lerp;
           }
         }
       });
@@ -201,24 +226,24 @@ class ResizeNearestKernel : public Kernel {
         NearestIndices(oh, h, ResizeScale(h, oh, a_.align_corners), a_);
     const auto xs =
         NearestIndices(ow, w, ResizeScale(w, ow, a_.align_corners), a_);
-    return DispatchImage(images.dtype(), "ResizeNearestNeighbor",
-                         [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* in = images.data<T>();
-      T* o = out->mutable_data<T>();
-      const int64_t min_rows =
-          std::max<int64_t>(2, (int64_t{1} << 15) / std::max<int64_t>(1, ow * c));
-      ops::ParallelFor(n * oh, min_rows, [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) {
-          const T* src = in + ((r / oh) * h + ys[r % oh]) * w * c;
-          T* orow = o + r * ow * c;
-          for (int64_t x = 0; x < ow; ++x) {
-            std::copy(src + xs[x] * c, src + xs[x] * c + c, orow + x * c);
-          }
-        }
-      });
-      return absl::OkStatus();
-    });
+    return DispatchImage(
+        images.dtype(), "ResizeNearestNeighbor", [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          const T* in = images.data<T>();
+          T* o = out->mutable_data<T>();
+          const int64_t min_rows = std::max<int64_t>(
+              2, (int64_t{1} << 15) / std::max<int64_t>(1, ow * c));
+          ops::ParallelFor(n * oh, min_rows, [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) {
+              const T* src = in + ((r / oh) * h + ys[r % oh]) * w * c;
+              T* orow = o + r * ow * c;
+              for (int64_t x = 0; x < ow; ++x) {
+                std::copy(src + xs[x] * c, src + xs[x] * c + c, orow + x * c);
+              }
+            }
+          });
+          return absl::OkStatus();
+        });
   }
 
  private:
@@ -252,22 +277,21 @@ class CropAndResizeKernel : public Kernel {
     }
     if (boxes.dtype() != DType::kFloat32 || boxes.rank() != 2 ||
         boxes.dim(1) != 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected boxes of dtype float32 and shape [n, 4], got ",
-          boxes.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected boxes of dtype float32 and shape [n, 4], got ",
+                       boxes.DebugString()));
     }
     const int64_t nb = boxes.dim(0);
     if (box_ind.dtype() != DType::kInt32 || box_ind.rank() != 1 ||
         box_ind.dim(0) != nb) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected box_ind of dtype int32 and shape [", nb, "], got ",
-          box_ind.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected box_ind of dtype int32 and shape [", nb,
+                       "], got ", box_ind.DebugString()));
     }
-    if (crop.dtype() != DType::kInt32 || crop.rank() != 1 ||
-        crop.dim(0) != 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected crop_size of dtype int32 and shape [2], got ",
-          crop.DebugString()));
+    if (crop.dtype() != DType::kInt32 || crop.rank() != 1 || crop.dim(0) != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected crop_size of dtype int32 and shape [2], got ",
+                       crop.DebugString()));
     }
     const int64_t ch = crop.data<int32_t>()[0], cw = crop.data<int32_t>()[1];
     if (ch <= 0 || cw <= 0) {
@@ -279,9 +303,9 @@ class CropAndResizeKernel : public Kernel {
     for (int64_t i = 0; i < nb; ++i) {
       const int32_t b = box_ind.data<int32_t>()[i];
       if (b < 0 || b >= batch) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "box_ind has values outside [0, ", batch, "): box_ind[", i,
-            "] = ", b));
+        return absl::InvalidArgumentError(
+            absl::StrCat("box_ind has values outside [0, ", batch,
+                         "): box_ind[", i, "] = ", b));
       }
     }
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({nb, ch, cw, c}));
@@ -298,19 +322,17 @@ class CropAndResizeKernel : public Kernel {
           const float y1 = bx[i * 4], x1 = bx[i * 4 + 1], y2 = bx[i * 4 + 2],
                       x2 = bx[i * 4 + 3];
           const int64_t b = box_ind.data<int32_t>()[i];
-          const float hs =
-              ch > 1 ? (y2 - y1) * static_cast<float>(h - 1) /
-                           static_cast<float>(ch - 1)
-                     : 0.f;
-          const float ws =
-              cw > 1 ? (x2 - x1) * static_cast<float>(w - 1) /
-                           static_cast<float>(cw - 1)
-                     : 0.f;
+          const float hs = ch > 1 ? (y2 - y1) * static_cast<float>(h - 1) /
+                                        static_cast<float>(ch - 1)
+                                  : 0.f;
+          const float ws = cw > 1 ? (x2 - x1) * static_cast<float>(w - 1) /
+                                        static_cast<float>(cw - 1)
+                                  : 0.f;
           float* orow = o + r * cw * c;
-          const float in_y = ch > 1
-                                 ? y1 * static_cast<float>(h - 1) +
-                                       static_cast<float>(y) * hs
-                                 : 0.5f * (y1 + y2) * static_cast<float>(h - 1);
+          const float in_y =
+              ch > 1
+                  ? y1 * static_cast<float>(h - 1) + static_cast<float>(y) * hs
+                  : 0.5f * (y1 + y2) * static_cast<float>(h - 1);
           if (!(in_y >= 0 && in_y <= static_cast<float>(h - 1))) {
             std::fill(orow, orow + cw * c, extrapolation_);
             continue;
@@ -321,10 +343,10 @@ class CropAndResizeKernel : public Kernel {
           const int64_t near_y = static_cast<int64_t>(std::round(in_y));
           for (int64_t x = 0; x < cw; ++x) {
             float* op = orow + x * c;
-            const float in_x = cw > 1
-                                   ? x1 * static_cast<float>(w - 1) +
-                                         static_cast<float>(x) * ws
-                                   : 0.5f * (x1 + x2) * static_cast<float>(w - 1);
+            const float in_x =
+                cw > 1 ? x1 * static_cast<float>(w - 1) +
+                             static_cast<float>(x) * ws
+                       : 0.5f * (x1 + x2) * static_cast<float>(w - 1);
             if (!(in_x >= 0 && in_x <= static_cast<float>(w - 1))) {
               std::fill(op, op + c, extrapolation_);
               continue;
@@ -343,12 +365,14 @@ class CropAndResizeKernel : public Kernel {
             const T* bl = in + ((b * h + bottom) * w + left) * c;
             const T* br = in + ((b * h + bottom) * w + right) * c;
             for (int64_t d = 0; d < c; ++d) {
-              const float t = static_cast<float>(tl[d]) +
-                              (static_cast<float>(tr[d]) -
-                               static_cast<float>(tl[d])) * x_lerp;
-              const float bo = static_cast<float>(bl[d]) +
-                               (static_cast<float>(br[d]) -
-                                static_cast<float>(bl[d])) * x_lerp;
+              const float t =
+                  static_cast<float>(tl[d]) +
+                  (static_cast<float>(tr[d]) - static_cast<float>(tl[d])) *
+                      x_lerp;
+              const float bo =
+                  static_cast<float>(bl[d]) +
+                  (static_cast<float>(br[d]) - static_cast<float>(bl[d])) *
+                      x_lerp;
               op[d] = t + (bo - t) * y_lerp;
             }
           }
@@ -370,7 +394,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateCropAndResize(
                            attrs.GetString("method", "bilinear"));
   if (method != "bilinear" && method != "nearest") {
     return attrs.Error("method", absl::StrCat("must be bilinear or nearest, "
-                                              "got '", method, "'"));
+                                              "got '",
+                                              method, "'"));
   }
   GRAPHRT_ASSIGN_OR_RETURN(float extrapolation,
                            attrs.GetFloat("extrapolation_value", 0.f));

@@ -32,11 +32,82 @@ TEST(ResizeBilinearTest, ModesHandComputed) {
   r = Resize("ResizeBilinear", img, 3, 3, true, false);
   ASSERT_TRUE(r.ok()) << r.status();
   ExpectNear(Values<float>((*r)[0]), {0, .5, 1, 1, 1.5, 2, 2, 2.5, 3}, 1e-6f);
-  r = Resize("ResizeBilinear", T_<uint8_t>({1, 1, 2, 1}, {0, 100}), 1, 4,
-             false, true);
+  r = Resize("ResizeBilinear", T_<uint8_t>({1, 1, 2, 1}, {0, 100}), 1, 4, false,
+             true);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ((*r)[0].dtype(), DType::kFloat32);
   ExpectNear(Values<float>((*r)[0]), {0, 25, 75, 100}, 1e-4f);
+}
+
+// Per-pixel reference of TF's ResizeBilinear (the kernel caches
+// horizontally interpolated rows; the values must be the same bits).
+std::vector<float> BilinearReference(const std::vector<float>& img, int64_t n,
+                                     int64_t h, int64_t w, int64_t c,
+                                     int64_t oh, int64_t ow, bool align,
+                                     bool half) {
+  auto scale = [&](int64_t in, int64_t out) {
+    return (align && out > 1)
+               ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+               : static_cast<float>(in) / static_cast<float>(out);
+  };
+  struct L {
+    int64_t lo, hi;
+    float f;
+  };
+  auto weights = [&](int64_t out, int64_t in) {
+    std::vector<L> v(out);
+    const float s = scale(in, out);
+    for (int64_t i = 0; i < out; ++i) {
+      const float src = half ? (static_cast<float>(i) + 0.5f) * s - 0.5f
+                             : static_cast<float>(i) * s;
+      const float fl = std::floor(src);
+      v[i].lo = std::min<int64_t>(std::max<int64_t>(fl, 0), in - 1);
+      v[i].hi = std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1);
+      v[i].f = src - fl;
+    }
+    return v;
+  };
+  const auto ys = weights(oh, h), xs = weights(ow, w);
+  std::vector<float> out(n * oh * ow * c);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t y = 0; y < oh; ++y) {
+      for (int64_t x = 0; x < ow; ++x) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          auto at = [&](int64_t yy, int64_t xx) {
+            return img[((b * h + yy) * w + xx) * c + ch];
+          };
+          const float tl = at(ys[y].lo, xs[x].lo), tr = at(ys[y].lo, xs[x].hi);
+          const float bl = at(ys[y].hi, xs[x].lo), br = at(ys[y].hi, xs[x].hi);
+          const float t = tl + (tr - tl) * xs[x].f;
+          const float bo = bl + (br - bl) * xs[x].f;
+          out[((b * oh + y) * ow + x) * c + ch] = t + (bo - t) * ys[y].f;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(ResizeBilinearTest, MatchesPerPixelReferenceBitwise) {
+  const int64_t n = 2, h = 5, w = 7, c = 3;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> img(n * h * w * c);
+  for (float& v : img) v = dist(rng);
+  const Tensor t = T_<float>({n, h, w, c}, img);
+  const std::pair<int32_t, int32_t> sizes[] = {{11, 13}, {3, 4}, {5, 7},
+                                               {12, 3},  {1, 1}, {20, 2}};
+  for (auto [oh, ow] : sizes) {
+    for (auto [align, half] : {std::pair{false, false}, std::pair{true, false},
+                               std::pair{false, true}}) {
+      SCOPED_TRACE(::testing::Message() << oh << "x" << ow << " align " << align
+                                        << " half " << half);
+      auto r = Resize("ResizeBilinear", t, oh, ow, align, half);
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_EQ(Values<float>((*r)[0]),
+                BilinearReference(img, n, h, w, c, oh, ow, align, half));
+    }
+  }
 }
 
 TEST(ResizeNearestTest, ModesHandComputed) {
@@ -60,12 +131,11 @@ TEST(ResizeNearestTest, ModesHandComputed) {
 
 TEST(ResizeTest, Errors) {
   const Tensor img = T_<float>({1, 2, 2, 1}, {0, 1, 2, 3});
-  ExpectError(Resize("ResizeBilinear", img, 2, 2, true, true),
-              "align_corners");
+  ExpectError(Resize("ResizeBilinear", img, 2, 2, true, true), "align_corners");
   ExpectError(Resize("ResizeBilinear", img, 0, 2, false, false), "positive");
-  ExpectError(Resize("ResizeBilinear", T_<float>({2, 2, 1}, {}), 2, 2, false,
-                     false),
-              "rank 4");
+  ExpectError(
+      Resize("ResizeBilinear", T_<float>({2, 2, 1}, {}), 2, 2, false, false),
+      "rank 4");
   OpTest t("ResizeBilinear");
   ExpectError(t.Run({img, T_<int32_t>({3}, {1, 2, 3})}), "size");
 }
@@ -73,8 +143,7 @@ TEST(ResizeTest, Errors) {
 absl::StatusOr<std::vector<Tensor>> Crop(const Tensor& img,
                                          std::vector<float> boxes,
                                          std::vector<int32_t> ind, int32_t h,
-                                         int32_t w,
-                                         const std::string& method) {
+                                         int32_t w, const std::string& method) {
   OpTest t("CropAndResize");
   t.Attr("method", method).Attr("extrapolation_value", -1.f);
   const int64_t n = static_cast<int64_t>(ind.size());
@@ -83,8 +152,7 @@ absl::StatusOr<std::vector<Tensor>> Crop(const Tensor& img,
 }
 
 TEST(CropAndResizeTest, HandComputed) {
-  const Tensor img =
-      T_<float>({1, 3, 3, 1}, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor img = T_<float>({1, 3, 3, 1}, {0, 1, 2, 3, 4, 5, 6, 7, 8});
   auto r = Crop(img, {0, 0, 1, 1, 0, 0, 0.5, 0.5}, {0, 0}, 2, 2, "bilinear");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ((*r)[0].shape(), Shape({2, 2, 2, 1}));
@@ -94,8 +162,8 @@ TEST(CropAndResizeTest, HandComputed) {
            "bilinear");
   ASSERT_TRUE(r.ok()) << r.status();
   ExpectNear(Values<float>((*r)[0]), {4, -1}, 1e-6f);
-  r = Crop(T_<uint8_t>({1, 2, 2, 1}, {0, 10, 20, 30}), {0, 0, 1, 0.4f}, {0},
-           2, 2, "nearest");
+  r = Crop(T_<uint8_t>({1, 2, 2, 1}, {0, 10, 20, 30}), {0, 0, 1, 0.4f}, {0}, 2,
+           2, "nearest");
   ASSERT_TRUE(r.ok()) << r.status();
   // x: 0 and 0.4 -> round 0, 0; y: 0, 1.
   ExpectNear(Values<float>((*r)[0]), {0, 0, 20, 20}, 1e-6f);
