@@ -347,6 +347,54 @@ int FoldPadIntoConv(GraphDef* graph, const WeightMap& weights,
   return folded;
 }
 
+int FuseAddActivation(GraphDef* graph, const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  std::vector<bool> dead(graph->node_size(), false);
+  int fused = 0;
+  for (int ai = 0; ai < graph->node_size(); ++ai) {
+    const NodeDef& add = graph->node(ai);
+    if ((add.op() != "Add" && add.op() != "AddV2") || dead[ai] ||
+        NumDataInputs(add) != 2 || IsControl(add.input(1)) ||
+        add.attr().contains("_fused_activation") || keep.contains(add.name())) {
+      continue;
+    }
+    auto t = add.attr().find("T");
+    if (t == add.attr().end() || t->second.type() != tensorflow::DT_FLOAT) {
+      continue;
+    }
+    auto u = uses.find(add.name());
+    if (u == uses.end() || u->second.data != 1 || u->second.control != 0) {
+      continue;
+    }
+    const int ri = u->second.consumers[0];
+    const NodeDef& act = graph->node(ri);
+    if (dead[ri] || (act.op() != "Relu" && act.op() != "Relu6") ||
+        NumDataInputs(act) != 1 || OutputIndexOf(act.input(0)) != 0 ||
+        !TypeIsOrAbsent(act, "T", tensorflow::DT_FLOAT)) {
+      continue;
+    }
+    NodeDef node;
+    node.set_name(act.name());
+    node.set_op(add.op());
+    node.set_device(add.device());
+    node.add_input(add.input(0));
+    node.add_input(add.input(1));
+    KeepSet controls;
+    for (int idx : {ai, ri}) {
+      for (const std::string& in : graph->node(idx).input()) {
+        if (IsControl(in) && controls.insert(in).second) node.add_input(in);
+      }
+    }
+    *node.mutable_attr() = add.attr();
+    (*node.mutable_attr())["_fused_activation"].set_s(act.op());
+    dead[ai] = true;
+    *graph->mutable_node(ri) = std::move(node);
+    ++fused;
+  }
+  if (fused > 0) DropDead(graph, dead);
+  return fused;
+}
+
 PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
                                  const KeepSet& keep) {
   PassStats stats;
@@ -357,6 +405,7 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   stats.identities_removed = RemoveIdentities(graph, keep);
   stats.convs_fused = FuseConvBiasActivation(graph, weights, keep);
   stats.pads_folded = FoldPadIntoConv(graph, weights, keep);
+  stats.adds_fused = FuseAddActivation(graph, keep);
   return stats;
 }
 

@@ -18,6 +18,11 @@
 //   before its stride-2 convolutions). XNNPACK reads the same zeros from
 //   its zero buffer in the same order, so the sums are bit-identical, and
 //   the padded copy of the input (a pass over it per Run) is gone.
+// * FuseAddActivation: a float32 Add / AddV2 whose only consumer is Relu /
+//   Relu6 becomes one Add / AddV2 node with the internal attr
+//   _fused_activation "Relu" / "Relu6" (ops/math/binary_ops.cc), named like
+//   the activation: one pass over the output instead of two (the residual
+//   joins of BlazeFace / BlazePose blocks).
 //
 // All are exact (same values as the unfused graph up to float rounding of
 // the same operations) and conservative: a node is only removed when no
@@ -46,6 +51,7 @@ struct PassStats {
   int identities_removed = 0;
   int convs_fused = 0;  // conv + bias (+ activation) chains fused
   int pads_folded = 0;  // Pad nodes folded into convolutions
+  int adds_fused = 0;   // Add + Relu / Relu6 pairs fused
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -56,6 +62,7 @@ int FuseConvBiasActivation(tensorflow::GraphDef* graph,
                            const WeightMap& weights, const KeepSet& keep);
 int FoldPadIntoConv(tensorflow::GraphDef* graph, const WeightMap& weights,
                     const KeepSet& keep);
+int FuseAddActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 
 // Runs every pass in order. Setting the environment variable
 // GRAPHRT_DISABLE_GRAPH_PASSES (non-empty, not "0") skips them all.

@@ -4,6 +4,11 @@
 // Integer arithmetic wraps on overflow (as TF's does on CPU, computed here
 // without UB). Integer RealDiv truncates toward zero like TF's Div and
 // fails on a zero divisor ("Integer division by zero").
+//
+// Add / AddV2 with the internal attr _fused_activation "Relu" / "Relu6"
+// (written by the load-time pass passes::FuseAddActivation, float32 only)
+// compute Relu(x + y) / Relu6(x + y) in the same pass over the output,
+// with Relu's semantics (NaN stays NaN, -0 stays -0).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
+#include "ops/math/activation_fns.h"
 #include "ops/math/broadcast.h"
 #include "ops/math/cwise_fns.h"
 #include "ops/math/math_ops.h"
@@ -43,6 +49,18 @@ struct SubFn {
 template <typename T>
 struct MulFn {
   T operator()(T a, T b) const { return ops::WrapMul(a, b); }
+};
+
+// max(a + b, 0), then min(., 6) for Relu6; written as selects so NaN and
+// -0 come out as Eigen's cwiseMax / cwiseMin in ops::ApplyActivation give.
+template <typename T, bool kRelu6>
+struct AddReluFn {
+  T operator()(T a, T b) const {
+    T v = a + b;
+    v = T(0) > v ? T(0) : v;
+    if constexpr (kRelu6) v = v > T(6) ? T(6) : v;
+    return v;
+  }
 };
 
 // Integer division truncates toward zero (b != 0 is checked beforehand;
@@ -84,7 +102,9 @@ bool Supports(BinaryKind kind, DType d) {
 class BinaryKernel : public Kernel {
  public:
   // t == kInvalid: no T attr; any supported dtype.
-  BinaryKernel(BinaryKind kind, DType t) : kind_(kind), t_(t) {}
+  // act: kNone, or kRelu / kRelu6 fused after an Add (float32 only).
+  BinaryKernel(BinaryKind kind, DType t, ops::Activation act)
+      : kind_(kind), t_(t), act_(act) {}
 
   absl::Status Run(KernelContext& ctx) const override {
     GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2));
@@ -106,9 +126,8 @@ class BinaryKernel : public Kernel {
     }
     GRAPHRT_ASSIGN_OR_RETURN(ops::BroadcastPlan plan,
                              ops::MakeBroadcastPlan(x.shape(), y.shape()));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output_uninitialized(
-                                 0, x.dtype(), plan.out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, x.dtype(), plan.out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
 
     if (x.dtype() == DType::kString) {
@@ -125,6 +144,16 @@ class BinaryKernel : public Kernel {
           T* od = out->mutable_data<T>();
           switch (kind_) {
             case BinaryKind::kAdd:
+              if constexpr (std::is_floating_point_v<T>) {
+                if (act_ == ops::Activation::kRelu) {
+                  RunBroadcast(plan, xd, yd, od, AddReluFn<T, false>());
+                  break;
+                }
+                if (act_ == ops::Activation::kRelu6) {
+                  RunBroadcast(plan, xd, yd, od, AddReluFn<T, true>());
+                  break;
+                }
+              }
               RunBroadcast(plan, xd, yd, od, AddFn<T>());
               break;
             case BinaryKind::kSub:
@@ -152,6 +181,7 @@ class BinaryKernel : public Kernel {
  private:
   BinaryKind kind_;
   DType t_;
+  ops::Activation act_;
 };
 
 template <BinaryKind kKind>
@@ -167,7 +197,20 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateBinary(const KernelInit& init) {
         absl::StrCat(init.node.op(), " '", init.node.name(),
                      "' needs 2 inputs, has ", init.num_inputs));
   }
-  return std::unique_ptr<Kernel>(new BinaryKernel(kKind, t));
+  GRAPHRT_ASSIGN_OR_RETURN(std::string fused,
+                           attrs.GetString("_fused_activation", ""));
+  ops::Activation act = ops::Activation::kNone;
+  if (!fused.empty()) {
+    if (kKind != BinaryKind::kAdd || t != DType::kFloat32 ||
+        (fused != "Relu" && fused != "Relu6")) {
+      return attrs.Error(
+          "_fused_activation",
+          absl::StrCat("must be Relu or Relu6 on a float32 Add, got '", fused,
+                       "' on ", init.node.op(), " of T ", DTypeName(t)));
+    }
+    act = fused == "Relu" ? ops::Activation::kRelu : ops::Activation::kRelu6;
+  }
+  return std::unique_ptr<Kernel>(new BinaryKernel(kKind, t, act));
 }
 
 }  // namespace

@@ -26,6 +26,55 @@ absl::StatusOr<Tensor> RunBinary(const std::string& op, const Tensor& x,
   return (*out)[0];
 }
 
+// Add / AddV2 with _fused_activation (passes::FuseAddActivation) give the
+// same bits as the Add followed by the Relu / Relu6 kernel, broadcasting
+// included; the attr is refused off float32 Adds.
+TEST(BinaryOpsTest, FusedAddActivationMatchesAddThenActivation) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor x =
+      T_<float>({2, 5}, {-1, 2, nan, -0.0f, 5, 3, -inf, inf, 0.5f, -7});
+  const Tensor ys[] = {
+      T_<float>({2, 5}, {0.5f, 5, 1, -0.0f, 2, -3, 1, 1, -0.5f, 14}),
+      T_<float>({5}, {0.25f, -3, 1, 0, 2}), T_<float>({}, {-0.0f})};
+  for (const std::string op : {"Add", "AddV2"}) {
+    for (const std::string act : {"Relu", "Relu6"}) {
+      for (const Tensor& y : ys) {
+        SCOPED_TRACE(op + " " + act + " " + y.DebugString());
+        OpTest fused(op);
+        fused.Attr("T", DType::kFloat32).Attr("_fused_activation", act);
+        auto got = fused.Run({x, y});
+        ASSERT_TRUE(got.ok()) << got.status();
+        auto sum = RunBinary(op, x, y);
+        ASSERT_TRUE(sum.ok());
+        OpTest a(act);
+        a.Attr("T", DType::kFloat32);
+        auto want = a.Run({*sum});
+        ASSERT_TRUE(want.ok()) << want.status();
+        ASSERT_EQ((*got)[0].shape(), (*want)[0].shape());
+        const std::vector<float> g = Values<float>((*got)[0]);
+        const std::vector<float> w = Values<float>((*want)[0]);
+        for (size_t i = 0; i < g.size(); ++i) {
+          EXPECT_TRUE(
+              (std::isnan(g[i]) && std::isnan(w[i])) ||
+              (g[i] == w[i] && std::signbit(g[i]) == std::signbit(w[i])))
+              << "element " << i << ": " << g[i] << " vs " << w[i];
+        }
+      }
+    }
+  }
+  OpTest bad_act("AddV2");
+  bad_act.Attr("T", DType::kFloat32).Attr("_fused_activation", "Tanh");
+  ExpectError(bad_act.Run({x, x}), "_fused_activation");
+  OpTest bad_type("AddV2");
+  bad_type.Attr("T", DType::kInt32).Attr("_fused_activation", "Relu");
+  ExpectError(bad_type.Run({T_<int32_t>({1}, {1}), T_<int32_t>({1}, {1})}),
+              "_fused_activation");
+  OpTest bad_op("Mul");
+  bad_op.Attr("T", DType::kFloat32).Attr("_fused_activation", "Relu");
+  ExpectError(bad_op.Run({x, x}), "_fused_activation");
+}
+
 TEST(BinaryOpsTest, SameShape) {
   const Tensor x = T_<float>({2, 2}, {1, 2, 3, 4});
   const Tensor y = T_<float>({2, 2}, {10, 20, 30, 40});

@@ -229,6 +229,62 @@ TEST(FoldPadIntoConvTest, LeavesOtherPads) {
   }
 }
 
+TEST(FuseAddActivationTest, FusesAddRelu) {
+  for (const std::string act : {"Relu", "Relu6"}) {
+    GraphDef g;
+    Add(&g, "x", "Placeholder", {});
+    Add(&g, "y", "Placeholder", {});
+    Add(&g, "c", "NoOp", {});
+    Add(&g, "add", "AddV2", {"x", "y:0", "^c"});
+    Add(&g, "act", act, {"add"});
+    Add(&g, "out", "Neg", {"act"});
+    EXPECT_EQ(FuseAddActivation(&g, {}), 1) << act;
+    EXPECT_EQ(Find(g, "add"), nullptr);
+    const NodeDef* f = Find(g, "act");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->op(), "AddV2");
+    ASSERT_EQ(f->input_size(), 3);
+    EXPECT_EQ(f->input(0), "x");
+    EXPECT_EQ(f->input(1), "y:0");
+    EXPECT_EQ(f->input(2), "^c");
+    EXPECT_EQ(f->attr().at("_fused_activation").s(), act);
+    auto built = Graph::Build(g, {}, BuiltinOps(), "test");
+    EXPECT_TRUE(built.ok()) << built.status();
+  }
+}
+
+TEST(FuseAddActivationTest, LeavesOtherAdds) {
+  // Two consumers, a kept Add, a non-float Add, a Relu on output 1 (none),
+  // and an Add followed by Tanh stay.
+  auto chain = [](GraphDef* g, const std::string& act) {
+    Add(g, "x", "Placeholder", {});
+    Add(g, "add", "AddV2", {"x", "x"});
+    Add(g, "act", act, {"add"});
+  };
+  {
+    GraphDef g;
+    chain(&g, "Relu");
+    Add(&g, "other", "Neg", {"add"});
+    EXPECT_EQ(FuseAddActivation(&g, {}), 0);
+  }
+  {
+    GraphDef g;
+    chain(&g, "Relu");
+    EXPECT_EQ(FuseAddActivation(&g, {"add"}), 0);
+  }
+  {
+    GraphDef g;
+    chain(&g, "Relu");
+    (*g.mutable_node(1)->mutable_attr())["T"].set_type(tensorflow::DT_INT32);
+    EXPECT_EQ(FuseAddActivation(&g, {}), 0);
+  }
+  {
+    GraphDef g;
+    chain(&g, "Tanh");
+    EXPECT_EQ(FuseAddActivation(&g, {}), 0);
+  }
+}
+
 TEST(RemoveIdentitiesTest, RewiresConsumersThroughChains) {
   GraphDef g;
   Add(&g, "x", "Placeholder", {});
