@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "tests/ops/op_test_util.h"
 
@@ -25,22 +27,26 @@ TEST(TopKTest, RowsWithTies) {
   EXPECT_EQ((*out)[0].shape(), Shape({2, 3}));
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{3, 3, 3, 5, 5, 4}));
   EXPECT_EQ((*out)[1].dtype(), DType::kInt32);
-  EXPECT_EQ(Values<int32_t>((*out)[1]), (std::vector<int32_t>{1, 2, 4, 0, 2, 1}));
+  EXPECT_EQ(Values<int32_t>((*out)[1]),
+            (std::vector<int32_t>{1, 2, 4, 0, 2, 1}));
 }
 
 TEST(TopKTest, KOneAndKAllInt32) {
   OpTest t("TopKV2");
-  auto one = t.Run({T_<int32_t>({4}, {7, 9, 9, -1}), Tensor::Scalar<int32_t>(1)});
+  auto one =
+      t.Run({T_<int32_t>({4}, {7, 9, 9, -1}), Tensor::Scalar<int32_t>(1)});
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(Values<int32_t>((*one)[0]), (std::vector<int32_t>{9}));
   EXPECT_EQ(Values<int32_t>((*one)[1]), (std::vector<int32_t>{1}));
   OpTest u("TopKV2");
-  auto all = u.Run({T_<int32_t>({4}, {7, 9, 9, -1}), Tensor::Scalar<int32_t>(4)});
+  auto all =
+      u.Run({T_<int32_t>({4}, {7, 9, 9, -1}), Tensor::Scalar<int32_t>(4)});
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(Values<int32_t>((*all)[0]), (std::vector<int32_t>{9, 9, 7, -1}));
   EXPECT_EQ(Values<int32_t>((*all)[1]), (std::vector<int32_t>{1, 2, 0, 3}));
   OpTest z("TopKV2");
-  auto zero = z.Run({T_<int32_t>({2, 2}, {1, 2, 3, 4}), Tensor::Scalar<int32_t>(0)});
+  auto zero =
+      z.Run({T_<int32_t>({2, 2}, {1, 2, 3, 4}), Tensor::Scalar<int32_t>(0)});
   ASSERT_TRUE(zero.ok());
   EXPECT_EQ((*zero)[0].shape(), Shape({2, 0}));
 }
@@ -66,6 +72,46 @@ TEST(TopKTest, LargeRowsParallel) {
   for (int r = 0; r < rows; ++r) {
     EXPECT_EQ(vals[r * 2], n - 1);
     EXPECT_EQ(vals[r * 2 + 1], n - 2);
+  }
+}
+
+// k <= n / 4 takes the heap scan: the same values and indices as a full
+// stable sort by (NaN first, value descending, index ascending), with many
+// ties, NaNs and infinities.
+TEST(TopKTest, FewOfManyMatchesFullSort) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t rows = 3, n = 4000;
+  std::vector<float> x(rows * n);
+  for (int64_t i = 0; i < rows * n; ++i) {
+    x[i] = static_cast<float>((i * 7919) % 97) / 8.0f;  // many ties
+    if (i % 1013 == 5) x[i] = nan;
+    if (i % 1500 == 7) x[i] = inf;
+    if (i % 1700 == 9) x[i] = -inf;
+  }
+  for (int32_t k : {1, 2, 17, 100, 1000}) {
+    SCOPED_TRACE(k);
+    OpTest t("TopKV2");
+    auto out = t.Run({T_<float>({rows, n}, x), Tensor::Scalar<int32_t>(k)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const std::vector<float> v = Values<float>((*out)[0]);
+    const std::vector<int32_t> idx = Values<int32_t>((*out)[1]);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = x.data() + r * n;
+      std::vector<int32_t> order(n);
+      for (int32_t i = 0; i < n; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        const bool na = std::isnan(row[a]), nb = std::isnan(row[b]);
+        if (na || nb) return na && !nb;
+        return row[b] < row[a];
+      });
+      for (int32_t j = 0; j < k; ++j) {
+        ASSERT_EQ(idx[r * k + j], order[j]) << "row " << r << " rank " << j;
+        const float want = row[order[j]];
+        EXPECT_TRUE(v[r * k + j] == want ||
+                    (std::isnan(v[r * k + j]) && std::isnan(want)));
+      }
+    }
   }
 }
 
