@@ -11,8 +11,14 @@
 //   named like the last node of the chain, so its consumers need no
 //   rewiring. The fused kernels run the bias and clamp inside the GEMM /
 //   depthwise epilogue (ops/nn/xnn_fused_conv.h).
+// * FuseAbsPrelu: the PReLU some converted models spell with five
+//   element-wise ops, Add(Relu(x) or x, Mul(Sub(x, Abs(x)), alpha)) (either
+//   operand order of Add and Mul), where x is an NHWC conv / batch norm
+//   output and alpha a float32 constant with dims 1 but the last, becomes
+//   one _AbsPrelu(x, alpha) (attr relu) named like the Add: one pass over x
+//   instead of five (ops/math/abs_prelu.cc).
 //
-// Both are exact (same values as the unfused graph up to float rounding of
+// All are exact (same values as the unfused graph up to float rounding of
 // the same operations) and conservative: a node is only removed when no
 // other node has a control edge on it, it is not named in `keep` (the
 // signature's inputs and outputs), and, for identities, the graph has no v1
@@ -38,6 +44,7 @@ namespace passes {
 struct PassStats {
   int identities_removed = 0;
   int convs_fused = 0;  // conv + bias (+ activation) chains fused
+  int abs_prelus_fused = 0;
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -46,6 +53,8 @@ using KeepSet = absl::flat_hash_set<std::string>;
 int RemoveIdentities(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FuseConvBiasActivation(tensorflow::GraphDef* graph,
                            const WeightMap& weights, const KeepSet& keep);
+int FuseAbsPrelu(tensorflow::GraphDef* graph, const WeightMap& weights,
+                 const KeepSet& keep);
 
 // Runs every pass in order. Setting the environment variable
 // GRAPHRT_DISABLE_GRAPH_PASSES (non-empty, not "0") skips them all.
