@@ -13,8 +13,8 @@
 #include "loader/saved_model.h"
 #include "loader/tfjs_model.h"
 #include "oneapi/tbb/task_arena.h"
-#include "runtime/dataflow_executor.h"
 #include "ops/registry.h"
+#include "runtime/dataflow_executor.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -81,8 +81,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
   } else {
     TfjsLoadOptions load_options;
     load_options.max_tensor_bytes = options.max_tensor_bytes;
-    GRAPHRT_ASSIGN_OR_RETURN(TfjsModel tfjs,
-                             LoadTfjsModel(path, load_options));
+    GRAPHRT_ASSIGN_OR_RETURN(TfjsModel tfjs, LoadTfjsModel(path, load_options));
     GRAPHRT_ASSIGN_OR_RETURN(model->imported_,
                              ImportTfjsModel(std::move(tfjs), BuiltinOps()));
     model->source_info_.format = "tfjs";
@@ -98,11 +97,11 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
         int64_t{graphs.graph->num_nodes()} +
         (graphs.initializer ? graphs.initializer->num_nodes() : 0);
     if (nodes > options.max_graph_nodes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          graphs.source, ": the model has ", nodes,
-          " nodes (inference graph + initializer), more than "
-          "max_graph_nodes = ",
-          options.max_graph_nodes));
+      return absl::ResourceExhaustedError(
+          absl::StrCat(graphs.source, ": the model has ", nodes,
+                       " nodes (inference graph + initializer), more than "
+                       "max_graph_nodes = ",
+                       options.max_graph_nodes));
     }
   }
   if (options.max_loop_iterations > 0) {
@@ -141,10 +140,10 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
         if (im.initializer_fetches[i] == b.initializer_output) {
           const Tensor& handle = (*outs)[i];
           if (handle.dtype() != DType::kResource) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                im.source, ": initializer output for resourceId ",
-                b.resource_id, " is ", handle.DebugString(),
-                ", not a resource handle"));
+            return absl::InvalidArgumentError(
+                absl::StrCat(im.source, ": initializer output for resourceId ",
+                             b.resource_id, " is ", handle.DebugString(),
+                             ", not a resource handle"));
           }
           model->bound_feeds_.push_back({b.inference_input, handle});
           break;
@@ -153,8 +152,8 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
     }
   }
   if (!bring_up.empty()) {
-    GRAPHRT_RETURN_IF_ERROR(RunSavedModelBringUp(im, bring_up,
-                                                 &model->resources_, arena));
+    GRAPHRT_RETURN_IF_ERROR(
+        RunSavedModelBringUp(im, bring_up, &model->resources_, arena));
   }
   ExecutorOptions executor_options;
   executor_options.max_live_bytes = options.max_memory_bytes;
@@ -222,10 +221,10 @@ absl::StatusOr<std::vector<Tensor>> Model::Run(
           absl::StrCat("input '", in.name, "' is an empty tensor"));
     }
     if (spec.dtype != DType::kInvalid && spec.dtype != in.tensor.dtype()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", in.name, "' must be ", DTypeName(spec.dtype), ", got ",
-          DTypeName(in.tensor.dtype()), " (shape ",
-          in.tensor.shape().ToString(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", in.name, "' must be ", DTypeName(spec.dtype),
+                       ", got ", DTypeName(in.tensor.dtype()), " (shape ",
+                       in.tensor.shape().ToString(), ")"));
     }
     if (!spec.shape.IsCompatible(in.tensor.shape())) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -253,6 +252,10 @@ absl::StatusOr<std::vector<Tensor>> Model::Run(
   }
   ReaderMutexLock state_lock(&state_mu_);
   return executor_->Run(feeds, fetches);
+}
+
+int64_t Model::activation_pool_bytes() const {
+  return executor_ == nullptr ? 0 : executor_->buffer_pool().held_bytes();
 }
 
 absl::Status Model::RunResolved(absl::Span<const Feed> feeds,

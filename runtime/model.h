@@ -108,6 +108,12 @@ class Model {
   const ModelSourceInfo& source_info() const { return source_info_; }
   int threads() const { return threads_; }
 
+  // Bytes of tensor storage the inference executor's pool holds (free and in
+  // use): after Runs, about the largest set of simultaneously live
+  // intermediate tensors of one Run per concurrent caller, each rounded up
+  // to its power-of-two size class (so up to 2x the live bytes).
+  int64_t activation_pool_bytes() const;
+
   // Saves the model's stateful resources (mutable tables, variables; static
   // tables on request) as a TF tensor-bundle checkpoint at `prefix`, and
   // restores them (keys: runtime/model_state.h). Safe while Run calls are

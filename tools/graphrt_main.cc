@@ -1,5 +1,7 @@
 // The `graphrt` command-line tool: run, info and bench on a model.
 // Every error ends in one line on stderr and exit status 1.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -48,7 +50,8 @@ constexpr char kUsage[] =
     "      optional int:/float:/bytes: prefix, types from MODEL if given)\n"
     "MODEL is a TF.js model.json or the folder holding it, a SavedModel\n"
     "directory, or a GraphDef .pb/.pbtxt file. SavedModels take\n"
-    "[--tags serve,gpu] [--signature KEY] (defaults: serve, serving_default).\n";
+    "[--tags serve,gpu] [--signature KEY] (defaults: serve, "
+    "serving_default).\n";
 
 struct Args {
   std::string command;
@@ -57,9 +60,9 @@ struct Args {
 };
 
 absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
-  static const char* kValueFlags[] = {"inputs", "output", "expect", "threads",
-                                      "iters", "warmup", "tags", "signature",
-                                      "restore", "save", "shards"};
+  static const char* kValueFlags[] = {
+      "inputs", "output",    "expect",  "threads", "iters", "warmup",
+      "tags",   "signature", "restore", "save",    "shards"};
   static const char* kBoolFlags[] = {"json"};
   Args args;
   if (argc < 2) return absl::InvalidArgumentError("missing command");
@@ -74,14 +77,16 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
         value = name.substr(eq + 1);
         name = name.substr(0, eq);
       }
-      bool is_value = std::find_if(std::begin(kValueFlags), std::end(kValueFlags),
-                                   [&](const char* f) { return name == f; }) !=
-                      std::end(kValueFlags);
+      bool is_value = std::find_if(std::begin(kValueFlags),
+                                   std::end(kValueFlags), [&](const char* f) {
+                                     return name == f;
+                                   }) != std::end(kValueFlags);
       bool is_bool = std::find_if(std::begin(kBoolFlags), std::end(kBoolFlags),
                                   [&](const char* f) { return name == f; }) !=
                      std::end(kBoolFlags);
       if (!is_value && !is_bool) {
-        return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown flag --", name));
       }
       if (is_value && !has_value) {
         if (i + 1 >= argc) {
@@ -108,9 +113,9 @@ absl::StatusOr<int> IntFlag(const Args& args, const std::string& name,
   if (it == args.flags.end()) return default_value;
   int v;
   if (!absl::SimpleAtoi(it->second, &v) || v < min_value) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", name, " must be an integer >= ", min_value, ", got '",
-        it->second, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " must be an integer >= ", min_value,
+                     ", got '", it->second, "'"));
   }
   return v;
 }
@@ -150,7 +155,8 @@ absl::StatusOr<std::vector<NamedTensor>> MakeInputs(const Args& args,
       const IoSpec* spec = FindInput(model, r.name);
       Tensor value = r.value;
       if (spec != nullptr) {
-        GRAPHRT_ASSIGN_OR_RETURN(value, ConvertInput(r.name, value, spec->dtype));
+        GRAPHRT_ASSIGN_OR_RETURN(value,
+                                 ConvertInput(r.name, value, spec->dtype));
       }
       inputs.push_back({r.name, std::move(value)});
     }
@@ -173,7 +179,9 @@ absl::Status WriteFileAtomically(const std::string& path,
   std::string tmp = absl::StrCat(path, ".tmp");
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
+    if (!out)
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot write '", path, "'"));
     out << text;
     out.flush();
     if (!out) {
@@ -183,7 +191,8 @@ absl::Status WriteFileAtomically(const std::string& path,
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write '", path, "'"));
   }
   return absl::OkStatus();
 }
@@ -193,14 +202,29 @@ std::string Preview(const Tensor& t) {
   int64_t n = std::min<int64_t>(t.num_elements(), 8);
   for (int64_t i = 0; i < n; ++i) {
     switch (t.dtype()) {
-      case DType::kFloat32: items.push_back(absl::StrCat(t.data<float>()[i])); break;
-      case DType::kFloat64: items.push_back(absl::StrCat(t.data<double>()[i])); break;
-      case DType::kInt32: items.push_back(absl::StrCat(t.data<int32_t>()[i])); break;
-      case DType::kInt64: items.push_back(absl::StrCat(t.data<int64_t>()[i])); break;
-      case DType::kUInt8: items.push_back(absl::StrCat(t.data<uint8_t>()[i])); break;
-      case DType::kBool: items.push_back(t.data<bool>()[i] ? "true" : "false"); break;
-      case DType::kString: items.push_back(absl::StrCat("\"", t.data<std::string>()[i], "\"")); break;
-      default: items.push_back("?");
+      case DType::kFloat32:
+        items.push_back(absl::StrCat(t.data<float>()[i]));
+        break;
+      case DType::kFloat64:
+        items.push_back(absl::StrCat(t.data<double>()[i]));
+        break;
+      case DType::kInt32:
+        items.push_back(absl::StrCat(t.data<int32_t>()[i]));
+        break;
+      case DType::kInt64:
+        items.push_back(absl::StrCat(t.data<int64_t>()[i]));
+        break;
+      case DType::kUInt8:
+        items.push_back(absl::StrCat(t.data<uint8_t>()[i]));
+        break;
+      case DType::kBool:
+        items.push_back(t.data<bool>()[i] ? "true" : "false");
+        break;
+      case DType::kString:
+        items.push_back(absl::StrCat("\"", t.data<std::string>()[i], "\""));
+        break;
+      default:
+        items.push_back("?");
     }
   }
   if (t.num_elements() > n) items.push_back("...");
@@ -232,7 +256,8 @@ absl::Status CmdRun(const Args& args) {
     Json arr = Json::array();
     for (const auto& r : records) arr.push_back(TensorToJson(r));
     doc["outputs"] = arr;
-    GRAPHRT_RETURN_IF_ERROR(WriteFileAtomically(out_it->second, doc.dump() + "\n"));
+    GRAPHRT_RETURN_IF_ERROR(
+        WriteFileAtomically(out_it->second, doc.dump() + "\n"));
   } else {
     for (const auto& r : records) {
       std::cout << r.name << " (" << r.tensor << "): " << r.value.DebugString()
@@ -276,9 +301,11 @@ Json SpecJson(const IoSpec& spec) {
   Json j;
   j["name"] = spec.key;
   j["tensor"] = spec.tensor_name;
-  j["dtype"] = spec.dtype == DType::kInvalid ? std::string("unknown")
-                                             : std::string(DTypeName(spec.dtype));
-  j["shape"] = spec.shape.unknown_rank() ? Json(nullptr) : Json(spec.shape.dims());
+  j["dtype"] = spec.dtype == DType::kInvalid
+                   ? std::string("unknown")
+                   : std::string(DTypeName(spec.dtype));
+  j["shape"] =
+      spec.shape.unknown_rank() ? Json(nullptr) : Json(spec.shape.dims());
   return j;
 }
 
@@ -337,8 +364,8 @@ absl::Status CmdInfo(const Args& args) {
     std::cout << title << ":\n";
     for (const auto& s : specs) {
       std::cout << "  " << s.key << " (" << s.tensor_name << ") "
-                << (s.dtype == DType::kInvalid ? "?" : DTypeName(s.dtype)) << " "
-                << s.shape.ToString() << "\n";
+                << (s.dtype == DType::kInvalid ? "?" : DTypeName(s.dtype))
+                << " " << s.shape.ToString() << "\n";
     }
   };
   print_specs("inputs", model->inputs());
@@ -350,7 +377,8 @@ absl::Status CmdInfo(const Args& args) {
     std::cout << "  " << name << ": " << res->DebugString() << "\n";
   }
   for (const auto& b : im.bindings) {
-    std::cout << "  resourceId " << b.resource_id << " -> input " << b.input_key << "\n";
+    std::cout << "  resourceId " << b.resource_id << " -> input " << b.input_key
+              << "\n";
   }
   std::cout << "weights (" << im.weight_stats.total_bytes << " bytes):\n";
   for (const auto& [dtype, e] : im.weight_stats.by_dtype) {
@@ -367,6 +395,12 @@ double Ms(Clock::duration d) {
 absl::Status CmdBench(const Args& args) {
   GRAPHRT_ASSIGN_OR_RETURN(int iters, IntFlag(args, "iters", 20, 1));
   GRAPHRT_ASSIGN_OR_RETURN(int warmup, IntFlag(args, "warmup", 3, 0));
+  // Peak RSS so far (binary, shared libraries, runtime set-up): the part of
+  // peak_rss_mb that is not the model's.
+  struct rusage usage;
+  const double base_rss_mb = ::getrusage(RUSAGE_SELF, &usage) == 0
+                                 ? static_cast<double>(usage.ru_maxrss) / 1024.0
+                                 : 0.0;
   auto t0 = Clock::now();
   GRAPHRT_ASSIGN_OR_RETURN(auto model, LoadModel(args));
   double load_ms = Ms(Clock::now() - t0);
@@ -397,6 +431,25 @@ absl::Status CmdBench(const Args& args) {
   j["median_ms"] = pct(0.5);
   j["p10_ms"] = pct(0.1);
   j["p90_ms"] = pct(0.9);
+  // Memory: the process's peak RSS (getrusage) and its part before the
+  // model loaded, the model's constant tensors (decoded weights; kernels'
+  // packed copies are not included) and the executor pool's tensor storage
+  // (activations, power-of-two rounded).
+  if (::getrusage(RUSAGE_SELF, &usage) == 0) {
+    j["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+    j["base_rss_mb"] = base_rss_mb;
+  }
+  int64_t weight_bytes = 0;
+  const Graph& graph = *model->imported().graph;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Tensor& c = graph.node(i).constant;
+    if (c.buffer() != nullptr) {
+      weight_bytes += static_cast<int64_t>(c.buffer()->size());
+    }
+  }
+  j["weights_mb"] = static_cast<double>(weight_bytes) / (1 << 20);
+  j["activation_pool_mb"] =
+      static_cast<double>(model->activation_pool_bytes()) / (1 << 20);
   std::cout << j.dump() << "\n";
   return absl::OkStatus();
 }
@@ -404,15 +457,16 @@ absl::Status CmdBench(const Args& args) {
 int Main(int argc, char** argv) {
   absl::StatusOr<Args> args = ParseArgs(argc, argv);
   absl::Status status;
-  if (argc == 2 && (std::string(argv[1]) == "help" ||
-                    std::string(argv[1]) == "--help")) {
+  if (argc == 2 &&
+      (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help")) {
     std::cout << kUsage;
     return 0;
   }
   if (argc >= 2 && std::string(argv[1]) == "checkpoint") {
-    status = RunCheckpointCommand(std::vector<std::string>(argv + 2, argv + argc),
-                                  std::cout);
-    if (!status.ok()) std::cerr << "graphrt: error: " << status.message() << "\n";
+    status = RunCheckpointCommand(
+        std::vector<std::string>(argv + 2, argv + argc), std::cout);
+    if (!status.ok())
+      std::cerr << "graphrt: error: " << status.message() << "\n";
     return status.ok() ? 0 : 1;
   }
   if (argc >= 2 && std::string(argv[1]) == "example") {
@@ -429,7 +483,8 @@ int Main(int argc, char** argv) {
     return RunConvertCommand(argc, argv);
   }
   if (argc == 2 && std::string(argv[1]) == "ops") {
-    for (const std::string& op : BuiltinOps().OpNames()) std::cout << op << "\n";
+    for (const std::string& op : BuiltinOps().OpNames())
+      std::cout << op << "\n";
     return 0;
   }
   if (!args.ok()) {

@@ -274,6 +274,115 @@ int FuseConvBiasActivation(GraphDef* graph, const WeightMap& weights,
   return fused;
 }
 
+int FuseAbsPrelu(GraphDef* graph, const WeightMap& weights,
+                 const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  absl::flat_hash_map<std::string, int> index_of;
+  for (int i = 0; i < graph->node_size(); ++i) {
+    index_of[graph->node(i).name()] = i;
+  }
+  auto index_of_input = [&](const std::string& input) {
+    auto it = index_of.find(NodeNameOf(input));
+    return it == index_of.end() || IsControl(input) ? -1 : it->second;
+  };
+  // `consumer` is the only user of node `i` (data, output 0), and `i` may go.
+  auto only_feeds = [&](int i, int consumer) {
+    const std::string& name = graph->node(i).name();
+    auto u = uses.find(name);
+    return u != uses.end() && u->second.data == 1 && u->second.control == 0 &&
+           u->second.consumers[0] == consumer && !keep.contains(name);
+  };
+  auto is_float_op = [&](const NodeDef& n, const char* op, int inputs) {
+    return n.op() == op && NumDataInputs(n) == inputs &&
+           n.input_size() == inputs &&
+           TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT);
+  };
+  auto same_tensor = [](const std::string& a, const std::string& b) {
+    return NodeNameOf(a) == NodeNameOf(b) &&
+           OutputIndexOf(a) == OutputIndexOf(b) && OutputIndexOf(a) >= 0;
+  };
+  std::vector<bool> dead(graph->node_size(), false);
+  int fused = 0;
+  for (int ai = 0; ai < graph->node_size(); ++ai) {
+    const NodeDef& add = graph->node(ai);
+    if (dead[ai] ||
+        (!is_float_op(add, "Add", 2) && !is_float_op(add, "AddV2", 2))) {
+      continue;
+    }
+    for (int pos = 0; pos < 2; ++pos) {
+      const int mi = index_of_input(add.input(pos));
+      if (mi < 0 || dead[mi] || OutputIndexOf(add.input(pos)) != 0 ||
+          !is_float_op(graph->node(mi), "Mul", 2) || !only_feeds(mi, ai)) {
+        continue;
+      }
+      const NodeDef& mul = graph->node(mi);
+      for (int mpos = 0; mpos < 2; ++mpos) {
+        const int si = index_of_input(mul.input(mpos));
+        const int ci = index_of_input(mul.input(1 - mpos));
+        if (si < 0 || ci < 0 || dead[si] ||
+            OutputIndexOf(mul.input(mpos)) != 0 ||
+            OutputIndexOf(mul.input(1 - mpos)) != 0 ||
+            !is_float_op(graph->node(si), "Sub", 2) || !only_feeds(si, mi)) {
+          continue;
+        }
+        // alpha: a float constant whose dims are 1 but the last.
+        auto alpha_dims = FloatConstDims(graph->node(ci), weights);
+        if (!alpha_dims || alpha_dims->size() > 4) continue;
+        bool ones = true;
+        for (size_t d = 0; d + 1 < alpha_dims->size(); ++d) {
+          ones = ones && (*alpha_dims)[d] == 1;
+        }
+        if (!ones) continue;
+        const NodeDef& sub = graph->node(si);
+        const std::string& x = sub.input(0);
+        const int bi = index_of_input(sub.input(1));
+        const int xi = index_of_input(x);
+        if (bi < 0 || xi < 0 || dead[bi] || OutputIndexOf(sub.input(1)) != 0 ||
+            !is_float_op(graph->node(bi), "Abs", 1) || !only_feeds(bi, si) ||
+            !same_tensor(graph->node(bi).input(0), x)) {
+          continue;
+        }
+        // x must be rank 4 (alpha's rank is at most 4): an NHWC conv or
+        // batch norm output.
+        const std::string& producer = graph->node(xi).op();
+        if (producer != "Conv2D" && producer != "_FusedConv2D" &&
+            producer != "DepthwiseConv2dNative" &&
+            producer != "FusedDepthwiseConv2dNative" &&
+            producer != "FusedBatchNorm" && producer != "FusedBatchNormV3") {
+          continue;
+        }
+        const std::string& base = add.input(1 - pos);
+        int ri = -1;
+        if (!same_tensor(base, x)) {
+          ri = index_of_input(base);
+          if (ri < 0 || dead[ri] || OutputIndexOf(base) != 0 ||
+              !is_float_op(graph->node(ri), "Relu", 1) || !only_feeds(ri, ai) ||
+              !same_tensor(graph->node(ri).input(0), x)) {
+            continue;
+          }
+        }
+        NodeDef node;
+        node.set_name(add.name());
+        node.set_op("_AbsPrelu");
+        node.set_device(add.device());
+        node.add_input(x);
+        node.add_input(mul.input(1 - mpos));
+        auto& attrs = *node.mutable_attr();
+        attrs["T"].set_type(tensorflow::DT_FLOAT);
+        attrs["relu"].set_b(ri >= 0);
+        dead[mi] = dead[si] = dead[bi] = true;
+        if (ri >= 0) dead[ri] = true;
+        *graph->mutable_node(ai) = std::move(node);
+        ++fused;
+        pos = 2;  // done with this Add
+        break;
+      }
+    }
+  }
+  if (fused > 0) DropDead(graph, dead);
+  return fused;
+}
+
 int FoldPadIntoConv(GraphDef* graph, const WeightMap& weights,
                     const KeepSet& keep) {
   const auto uses = CountUses(*graph);
@@ -404,7 +513,9 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   }
   stats.identities_removed = RemoveIdentities(graph, keep);
   stats.convs_fused = FuseConvBiasActivation(graph, weights, keep);
+  stats.abs_prelus_fused = FuseAbsPrelu(graph, weights, keep);
   stats.pads_folded = FoldPadIntoConv(graph, weights, keep);
+  // After FuseAbsPrelu, whose Add(Relu(x), ...) this must not take apart.
   stats.adds_fused = FuseAddActivation(graph, keep);
   return stats;
 }

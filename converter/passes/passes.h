@@ -23,6 +23,12 @@
 //   _fused_activation "Relu" / "Relu6" (ops/math/binary_ops.cc), named like
 //   the activation: one pass over the output instead of two (the residual
 //   joins of BlazeFace / BlazePose blocks).
+// * FuseAbsPrelu: the PReLU some converted models spell with five
+//   element-wise ops, Add(Relu(x) or x, Mul(Sub(x, Abs(x)), alpha)) (either
+//   operand order of Add and Mul), where x is an NHWC conv / batch norm
+//   output and alpha a float32 constant with dims 1 but the last, becomes
+//   one _AbsPrelu(x, alpha) (attr relu) named like the Add: one pass over x
+//   instead of five (ops/math/abs_prelu.cc).
 //
 // All are exact (same values as the unfused graph up to float rounding of
 // the same operations) and conservative: a node is only removed when no
@@ -52,6 +58,7 @@ struct PassStats {
   int convs_fused = 0;  // conv + bias (+ activation) chains fused
   int pads_folded = 0;  // Pad nodes folded into convolutions
   int adds_fused = 0;   // Add + Relu / Relu6 pairs fused
+  int abs_prelus_fused = 0;
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -63,6 +70,8 @@ int FuseConvBiasActivation(tensorflow::GraphDef* graph,
 int FoldPadIntoConv(tensorflow::GraphDef* graph, const WeightMap& weights,
                     const KeepSet& keep);
 int FuseAddActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
+int FuseAbsPrelu(tensorflow::GraphDef* graph, const WeightMap& weights,
+                 const KeepSet& keep);
 
 // Runs every pass in order. Setting the environment variable
 // GRAPHRT_DISABLE_GRAPH_PASSES (non-empty, not "0") skips them all.

@@ -9,10 +9,11 @@ namespace graphrt {
 void RegisterBinaryOps(OpRegistry& r);  // Add, AddV2, Sub, Mul, RealDiv
 // activations.cc: Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh
 void RegisterActivations(OpRegistry& r);
-void RegisterSoftmax(OpRegistry& r);  // Softmax, LogSoftmax
-void RegisterMatMul(OpRegistry& r);   // MatMul, _FusedMatMul
-void RegisterBiasAdd(OpRegistry& r);  // BiasAdd, BiasAddV1
-void RegisterArgMax(OpRegistry& r);   // ArgMax, ArgMin
+void RegisterSoftmax(OpRegistry& r);   // Softmax, LogSoftmax
+void RegisterMatMul(OpRegistry& r);    // MatMul, _FusedMatMul
+void RegisterAbsPrelu(OpRegistry& r);  // _AbsPrelu (graph-pass output)
+void RegisterBiasAdd(OpRegistry& r);   // BiasAdd, BiasAddV1
+void RegisterArgMax(OpRegistry& r);    // ArgMax, ArgMin
 // arithmetic.cc: Div, DivNoNan, FloorDiv, FloorMod, Mod, TruncateMod,
 // Maximum, Minimum, Pow, SquaredDifference, Atan2, Prelu, AddN
 void RegisterArithmetic(OpRegistry& r);
@@ -35,7 +36,7 @@ void RegisterBincount(OpRegistry& r);    // Bincount, DenseBincount
 // bucketize_ops.cc: Bucketize, BucketizeWithInputBoundaries,
 // BoostedTreesBucketize
 void RegisterBucketizeOps(OpRegistry& r);
-void RegisterFft(OpRegistry& r);         // FFT, IFFT, RFFT, IRFFT
+void RegisterFft(OpRegistry& r);  // FFT, IFFT, RFFT, IRFFT
 
 }  // namespace graphrt
 

@@ -9,6 +9,7 @@ void RegisterMathOps(OpRegistry& r) {
   RegisterSoftmax(r);
   RegisterMatMul(r);
   RegisterBiasAdd(r);
+  RegisterAbsPrelu(r);
   RegisterArgMax(r);
   RegisterArithmetic(r);
   RegisterUnaryOps(r);

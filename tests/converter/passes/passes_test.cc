@@ -158,6 +158,99 @@ TEST(FuseConvBiasActivationTest, KeptBiasNodeStopsBeforeActivation) {
   EXPECT_EQ(Find(c.g, "relu")->op(), "Relu6");
 }
 
+// x -> Conv2D -> {Relu, Abs, Sub} ; Add(Relu(conv), Mul(Sub(conv,
+// Abs(conv)), alpha)) -> out: the PReLU spelling FuseAbsPrelu looks for.
+struct PreluChain {
+  GraphDef g;
+  WeightMap w;
+  explicit PreluChain(bool relu = true, bool swapped = false,
+                      const Shape& alpha = Shape({4})) {
+    Add(&g, "x", "Placeholder", {});
+    ConstWeight(&g, &w, "filter", Shape({1, 1, 3, 4}));
+    ConstWeight(&g, &w, "alpha", alpha);
+    ConvAttrs(Add(&g, "conv", "Conv2D", {"x", "filter"}));
+    if (relu) Add(&g, "relu", "Relu", {"conv"});
+    Add(&g, "abs", "Abs", {"conv"});
+    Add(&g, "sub", "Sub", {"conv", "abs"});
+    if (swapped) {
+      Add(&g, "mul", "Mul", {"alpha", "sub"});
+      Add(&g, "add", "Add", {"mul", relu ? "relu" : "conv"});
+    } else {
+      Add(&g, "mul", "Mul", {"sub", "alpha"});
+      Add(&g, "add", "AddV2", {relu ? "relu" : "conv", "mul"});
+    }
+    Add(&g, "out", "Neg", {"add"});
+  }
+};
+
+TEST(FuseAbsPreluTest, FusesBothSpellingsAndOperandOrders) {
+  for (bool relu : {true, false}) {
+    for (bool swapped : {false, true}) {
+      PreluChain c(relu, swapped);
+      EXPECT_EQ(FuseAbsPrelu(&c.g, c.w, {}), 1) << relu << swapped;
+      for (const char* gone : {"relu", "abs", "sub", "mul"}) {
+        EXPECT_EQ(Find(c.g, gone), nullptr) << gone;
+      }
+      const NodeDef* f = Find(c.g, "add");
+      ASSERT_NE(f, nullptr);
+      EXPECT_EQ(f->op(), "_AbsPrelu");
+      ASSERT_EQ(f->input_size(), 2);
+      EXPECT_EQ(f->input(0), "conv");
+      EXPECT_EQ(f->input(1), "alpha");
+      EXPECT_EQ(f->attr().at("relu").b(), relu);
+      EXPECT_EQ(Find(c.g, "out")->input(0), "add");
+      auto built = Graph::Build(c.g, c.w, BuiltinOps(), "test");
+      EXPECT_TRUE(built.ok()) << built.status();
+    }
+  }
+  PreluChain scalar(true, false, Shape({}));
+  EXPECT_EQ(FuseAbsPrelu(&scalar.g, scalar.w, {}), 1);
+  PreluChain ones(true, false, Shape({1, 1, 4}));
+  EXPECT_EQ(FuseAbsPrelu(&ones.g, ones.w, {}), 1);
+}
+
+TEST(FuseAbsPreluTest, LeavesNonMatchingGraphs) {
+  {
+    PreluChain c(true, false, Shape({2, 4}));  // alpha varies along dim 0
+    EXPECT_EQ(FuseAbsPrelu(&c.g, c.w, {}), 0);
+  }
+  {
+    PreluChain c;
+    Add(&c.g, "other", "Neg", {"abs"});  // Abs has a second consumer
+    EXPECT_EQ(FuseAbsPrelu(&c.g, c.w, {}), 0);
+  }
+  {
+    PreluChain c;
+    Add(&c.g, "after", "NoOp", {"^mul"});  // control edge on Mul
+    EXPECT_EQ(FuseAbsPrelu(&c.g, c.w, {}), 0);
+  }
+  {
+    PreluChain c;  // a non-constant alpha
+    for (NodeDef& n : *c.g.mutable_node()) {
+      if (n.name() == "mul") n.set_input(1, "x");
+    }
+    EXPECT_EQ(FuseAbsPrelu(&c.g, c.w, {}), 0);
+  }
+  {
+    PreluChain c;  // Abs of another tensor than the one subtracted from
+    for (NodeDef& n : *c.g.mutable_node()) {
+      if (n.name() == "abs") n.set_input(0, "x");
+    }
+    EXPECT_EQ(FuseAbsPrelu(&c.g, c.w, {}), 0);
+  }
+  {
+    PreluChain c;  // x's rank is unknown: not a conv / batch norm output
+    for (NodeDef& n : *c.g.mutable_node()) {
+      if (n.name() == "conv") n.set_op("Neg");
+    }
+    EXPECT_EQ(FuseAbsPrelu(&c.g, c.w, {}), 0);
+  }
+  {
+    PreluChain c;
+    EXPECT_EQ(FuseAbsPrelu(&c.g, c.w, {"sub"}), 0);  // a kept node
+  }
+}
+
 // x -> Pad(paddings) -> conv (VALID) -> out
 struct PadConv {
   GraphDef g;
