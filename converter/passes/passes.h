@@ -10,7 +10,7 @@
 //   FusedDepthwiseConv2dNative (fused_ops [BiasAdd] or [BiasAdd, Relu|Relu6])
 //   named like the last node of the chain, so its consumers need no
 //   rewiring. The fused kernels run the bias and clamp inside the GEMM /
-//   depthwise epilogue (ops/nn/xnn_fused_conv.h).
+//   depthwise epilogue (ops/nn/fused_conv.h).
 // * FoldPadIntoConv: a Pad (zeros) of H and W only, with constant
 //   paddings, whose only consumer is a VALID NHWC float32 Conv2D /
 //   _FusedConv2D / DepthwiseConv2dNative / FusedDepthwiseConv2dNative,

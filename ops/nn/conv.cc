@@ -2,16 +2,16 @@
 // _FusedConv2D (grappler: Conv2D + [BiasAdd | FusedBatchNorm] + optional
 // activation, see conv_util.h) and Conv3D. float32 and float64.
 //
-// float32 1-d and 2-d convolutions run on XNNPACK (ops/nn/xnnpack/
-// xnn_conv.h: filter prepacked once per node, bias and Relu/Relu6 fused in
-// the micro-kernel epilogue, other epilogues applied after); measured on
-// MobileNetV2 shapes in bench/kernel_bench.cc, see bench/RESULTS.md.
-// Everything else (float64, Conv3D, XNNPACK unavailable or declining) runs
-// on the portable kernel below.
+// float32 1-d and 2-d convolutions run on oneDNN or XNNPACK (ops/nn/
+// fused_conv.h: filter prepacked once per node, bias and Relu/Relu6 fused in
+// the kernel's epilogue, other epilogues applied after); measured in
+// bench/kernel_bench.cc, see bench/RESULTS.md. Everything else (float64,
+// Conv3D, both backends unavailable or declining) runs on the portable
+// kernel below.
 //
-// The portable path runs all three on one channels-last N-d kernel (1-d and 2-d convs are 3-d
-// convs with unit leading dims): im2col of a fixed-size block of output
-// pixels into a [rows, k_d*k_h*k_w*in_ch] patch matrix, multiplied with
+// The portable path runs all three on one channels-last N-d kernel (1-d and 2-d
+// convs are 3-d convs with unit leading dims): im2col of a fixed-size block of
+// output pixels into a [rows, k_d*k_h*k_w*in_ch] patch matrix, multiplied with
 // the filter viewed as [k_d*k_h*k_w*in_ch, out_ch] on Eigen's GEMM. A 1x1
 // filter with stride 1 and no padding skips im2col (the input already is
 // the patch matrix). Blocks are fixed by the geometry (not the thread
@@ -32,8 +32,8 @@
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
 #include "ops/nn/conv_util.h"
+#include "ops/nn/fused_conv.h"
 #include "ops/nn/nn_ops.h"
-#include "ops/nn/xnn_fused_conv.h"
 #include "ops/nn/xnnpack/xnn_conv.h"
 #include "runtime/status_macros.h"
 
@@ -146,8 +146,7 @@ class ConvKernel : public Kernel {
   explicit ConvKernel(ConvConfig c) : c_(std::move(c)) {}
 
   absl::Status Run(KernelContext& ctx) const override {
-    GRAPHRT_RETURN_IF_ERROR(
-        ops::CheckNumInputs(ctx, 2 + c_.epilogue.num_args));
+    GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2 + c_.epilogue.num_args));
     const int s = c_.w.num_spatial;
     const Tensor& input = ctx.input(0);
     const Tensor& filter = ctx.input(1);
@@ -176,8 +175,7 @@ class ConvKernel : public Kernel {
           (fin > 0 && g.cin % fin == 0) ? " (grouped convolution is not "
                                           "supported)"
                                         : "",
-          ": input ", input.DebugString(), ", filter ",
-          filter.DebugString()));
+          ": input ", input.DebugString(), ", filter ", filter.DebugString()));
     }
     std::vector<int64_t> out_dims = {g.n};
     for (int i = 0; i < s; ++i) {
@@ -205,8 +203,8 @@ class ConvKernel : public Kernel {
               nn::PrepareEpilogue<T>(c_.epilogue, ctx, g.cout, &args));
           auto compute = [&](T* dst) -> absl::Status {
             if constexpr (std::is_same_v<T, float>) {
-              GRAPHRT_ASSIGN_OR_RETURN(
-                  bool done, RunXnnpack(ctx, g, x, filter, args, dst));
+              GRAPHRT_ASSIGN_OR_RETURN(bool done,
+                                       RunFast(ctx, g, x, filter, args, dst));
               if (done) return absl::OkStatus();
             }
             ConvForward<T>(x.data<T>(), filter.data<T>(), dst, g, c_.epilogue,
@@ -229,13 +227,12 @@ class ConvKernel : public Kernel {
   }
 
  private:
-  // 1-d and 2-d float32 convolutions on XNNPACK (prepacked on first use);
-  // false when XNNPACK declines.
-  absl::StatusOr<bool> RunXnnpack(const KernelContext& ctx,
-                                  const ConvGeometry& g, const Tensor& x,
-                                  const Tensor& filter,
-                                  const EpilogueArgs<float>& args,
-                                  float* out) const {
+  // 1-d and 2-d float32 convolutions on oneDNN / XNNPACK (prepacked on
+  // first use); false when both decline.
+  absl::StatusOr<bool> RunFast(const KernelContext& ctx, const ConvGeometry& g,
+                               const Tensor& x, const Tensor& filter,
+                               const EpilogueArgs<float>& args,
+                               float* out) const {
     if (c_.w.num_spatial > 2) return false;
     nn::XnnConvSpec spec;
     spec.kh = g.k[1];
@@ -250,9 +247,9 @@ class ConvKernel : public Kernel {
     spec.pad_right = PadAfter(g, 2);
     spec.in_channels = g.cin;
     spec.out_channels = g.cout;
-    return nn::RunXnnFusedConv(xnn_, spec, c_.epilogue, args, ctx, filter,
-                               x.data<float>(), g.n, g.in[1], g.in[2],
-                               g.out[1], g.out[2], out);
+    return nn::RunFastFusedConv(fast_, spec, c_.epilogue, args, ctx, filter,
+                                x.data<float>(), g.n, g.in[1], g.in[2],
+                                g.out[1], g.out[2], out);
   }
 
   // Trailing padding that makes the floor-formula output size g.out[d].
@@ -263,7 +260,7 @@ class ConvKernel : public Kernel {
   }
 
   ConvConfig c_;
-  nn::XnnConv xnn_;
+  nn::FastConv fast_;
 };
 
 absl::Status CheckT(const AttrReader& attrs, DType t) {

@@ -4,10 +4,10 @@
 // float64.
 //
 // Depthwise: filter [kh, kw, in_ch, multiplier], output channel
-// c * multiplier + m reads input channel c. float32 runs on XNNPACK's
-// depthwise micro-kernels (ops/nn/xnnpack/xnn_conv.h, filter prepacked once
+// c * multiplier + m reads input channel c. float32 runs on oneDNN's or
+// XNNPACK's depthwise kernels (ops/nn/fused_conv.h, filter prepacked once
 // per node, bias and Relu/Relu6 fused). The portable path (float64, or
-// when XNNPACK declines) is a direct loop: for every output
+// when both decline) is a direct loop: for every output
 // pixel, for every in-range filter tap, a vectorisable multiply-add over the
 // in_ch * multiplier channel row. Output rows (batch, y) are split over
 // oneTBB; each output value is summed in a fixed order.
@@ -28,8 +28,8 @@
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
 #include "ops/nn/conv_util.h"
+#include "ops/nn/fused_conv.h"
 #include "ops/nn/nn_ops.h"
-#include "ops/nn/xnn_fused_conv.h"
 #include "ops/nn/xnnpack/xnn_conv.h"
 #include "runtime/status_macros.h"
 
@@ -52,9 +52,8 @@ int64_t MinRows(const Geometry2D& g) {
 }
 
 template <typename T>
-void DepthwiseForward(const T* in, const T* filter, T* out,
-                      const Geometry2D& g, const FusedEpilogue& e,
-                      const EpilogueArgs<T>& args) {
+void DepthwiseForward(const T* in, const T* filter, T* out, const Geometry2D& g,
+                      const FusedEpilogue& e, const EpilogueArgs<T>& args) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
   const int64_t oc = g.c * g.mult;
   ops::ParallelFor(g.n * g.oh, MinRows(g), [&](int64_t r0, int64_t r1) {
@@ -107,9 +106,9 @@ absl::StatusOr<Geometry2D> MakeGeometry(const WindowAttrs& w, const Tensor& x,
         absl::StrCat("expected input of rank 4, got ", x.DebugString()));
   }
   if (filter.rank() != filter_rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected filter of rank ", filter_rank, ", got ",
-        filter.DebugString()));
+    return absl::InvalidArgumentError(absl::StrCat("expected filter of rank ",
+                                                   filter_rank, ", got ",
+                                                   filter.DebugString()));
   }
   Geometry2D g;
   g.n = x.dim(0);
@@ -120,10 +119,10 @@ absl::StatusOr<Geometry2D> MakeGeometry(const WindowAttrs& w, const Tensor& x,
   g.kw = filter.dim(1);
   g.mult = filter_rank == 4 ? filter.dim(3) : 1;
   if (filter.dim(2) != g.c) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input depth ", g.c, " does not match filter depth ", filter.dim(2),
-        ": input (channels-last) ", x.DebugString(), ", filter ",
-        filter.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("input depth ", g.c, " does not match filter depth ",
+                     filter.dim(2), ": input (channels-last) ", x.DebugString(),
+                     ", filter ", filter.DebugString()));
   }
   g.sh = w.strides[0];
   g.sw = w.strides[1];
@@ -147,8 +146,7 @@ class DepthwiseKernel : public Kernel {
   explicit DepthwiseKernel(DepthwiseConfig c) : c_(std::move(c)) {}
 
   absl::Status Run(KernelContext& ctx) const override {
-    GRAPHRT_RETURN_IF_ERROR(
-        ops::CheckNumInputs(ctx, 2 + c_.epilogue.num_args));
+    GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2 + c_.epilogue.num_args));
     const Tensor& input = ctx.input(0);
     const Tensor& filter = ctx.input(1);
     GRAPHRT_RETURN_IF_ERROR(nn::CheckFloatInput(input, c_.t, "input"));
@@ -173,8 +171,8 @@ class DepthwiseKernel : public Kernel {
               nn::PrepareEpilogue<T>(c_.epilogue, ctx, oc, &args));
           auto compute = [&](T* dst) -> absl::Status {
             if constexpr (std::is_same_v<T, float>) {
-              GRAPHRT_ASSIGN_OR_RETURN(
-                  bool done, RunXnnpack(ctx, g, x, filter, args, dst));
+              GRAPHRT_ASSIGN_OR_RETURN(bool done,
+                                       RunFast(ctx, g, x, filter, args, dst));
               if (done) return absl::OkStatus();
             }
             DepthwiseForward<T>(x.data<T>(), filter.data<T>(), dst, g,
@@ -197,13 +195,12 @@ class DepthwiseKernel : public Kernel {
   }
 
  private:
-  // float32 on XNNPACK's depthwise kernels (prepacked on first use); false
-  // when XNNPACK declines.
-  absl::StatusOr<bool> RunXnnpack(const KernelContext& ctx,
-                                  const Geometry2D& g, const Tensor& x,
-                                  const Tensor& filter,
-                                  const EpilogueArgs<float>& args,
-                                  float* out) const {
+  // float32 on oneDNN's / XNNPACK's depthwise kernels (prepacked on first
+  // use); false when both decline.
+  absl::StatusOr<bool> RunFast(const KernelContext& ctx, const Geometry2D& g,
+                               const Tensor& x, const Tensor& filter,
+                               const EpilogueArgs<float>& args,
+                               float* out) const {
     nn::XnnConvSpec spec;
     spec.depthwise = true;
     spec.kh = g.kh;
@@ -220,13 +217,13 @@ class DepthwiseKernel : public Kernel {
         0, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.w - g.pl);
     spec.in_channels = g.c;
     spec.out_channels = g.c * g.mult;
-    return nn::RunXnnFusedConv(xnn_, spec, c_.epilogue, args, ctx, filter,
-                               x.data<float>(), g.n, g.h, g.w, g.oh, g.ow,
-                               out);
+    return nn::RunFastFusedConv(fast_, spec, c_.epilogue, args, ctx, filter,
+                                x.data<float>(), g.n, g.h, g.w, g.oh, g.ow,
+                                out);
   }
 
   DepthwiseConfig c_;
-  nn::XnnConv xnn_;
+  nn::FastConv fast_;
 };
 
 absl::Status CheckFloatT(const AttrReader& attrs, DType t) {
@@ -313,9 +310,9 @@ class Dilation2DKernel : public Kernel {
     GRAPHRT_RETURN_IF_ERROR(nn::CheckFloatInput(x, t_, "input"));
     GRAPHRT_RETURN_IF_ERROR(ops::CheckDType(filter, x.dtype(), "filter"));
     GRAPHRT_ASSIGN_OR_RETURN(Geometry2D g, MakeGeometry(w_, x, filter, 3));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, x.dtype(),
-                                                 Shape({g.n, g.oh, g.ow, g.c})));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        Tensor * out,
+        ctx.allocate_output(0, x.dtype(), Shape({g.n, g.oh, g.ow, g.c})));
     return ops::DispatchDType<float, double>(
         x.dtype(), "Dilation2D", [&](auto tag) {
           using T = typename decltype(tag)::type;

@@ -1,0 +1,399 @@
+#include "ops/nn/dnnl/dnnl_conv.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "oneapi/dnnl/dnnl.h"
+
+namespace graphrt {
+namespace nn {
+
+namespace {
+
+// Keeps oneDNN on the calling thread: its OpenMP runtime would otherwise
+// start a team of all cores for every primitive.
+class OmpSingleThread {
+ public:
+  OmpSingleThread() : prev_(omp_get_max_threads()) {
+    if (prev_ != 1) omp_set_num_threads(1);
+  }
+  ~OmpSingleThread() {
+    if (prev_ != 1) omp_set_num_threads(prev_);
+  }
+
+ private:
+  int prev_;
+};
+
+dnnl_engine_t Engine() {
+  static dnnl_engine_t engine = [] {
+    dnnl_engine_t e = nullptr;
+    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success) return e = nullptr;
+    return e;
+  }();
+  return engine;
+}
+
+// One stream per thread (CPU streams execute synchronously on the caller).
+dnnl_stream_t ThreadStream() {
+  struct Holder {
+    dnnl_stream_t s = nullptr;
+    ~Holder() {
+      if (s != nullptr) dnnl_stream_destroy(s);
+    }
+  };
+  thread_local Holder holder;
+  if (holder.s == nullptr &&
+      dnnl_stream_create(&holder.s, Engine(), dnnl_stream_default_flags) !=
+          dnnl_success) {
+    holder.s = nullptr;
+  }
+  return holder.s;
+}
+
+std::string Geometry(const XnnConvSpec& s, int64_t n, int64_t h, int64_t w) {
+  return absl::StrCat(s.kh, "x", s.kw, s.depthwise ? " depthwise" : "",
+                      " convolution on [", n, ",", h, ",", w, ",",
+                      s.in_channels, "] -> ", s.out_channels, " channels");
+}
+
+constexpr int64_t kMaxDim = int64_t{1} << 30;
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBuffer = std::unique_ptr<void, AlignedFree>;
+
+AlignedBuffer AllocAligned(size_t bytes) {
+  const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+  return AlignedBuffer(std::aligned_alloc(64, rounded));
+}
+
+}  // namespace
+
+bool DnnlAvailable() {
+  static const bool available = [] {
+    const char* on = std::getenv("GRAPHRT_DNNL");
+    if (on != nullptr && on[0] == '0') return false;
+    OmpSingleThread single;
+    return Engine() != nullptr;
+  }();
+  return available;
+}
+
+struct DnnlConv::ExecContext {
+  dnnl_memory_t src = nullptr, weights = nullptr, bias = nullptr, dst = nullptr,
+                scratch = nullptr;
+  AlignedBuffer scratch_buffer;
+  ~ExecContext() {
+    for (dnnl_memory_t m : {src, weights, bias, dst, scratch}) {
+      if (m != nullptr) dnnl_memory_destroy(m);
+    }
+  }
+};
+
+struct DnnlConv::Entry {
+  XnnConvSpec spec;
+  int64_t n = 0, h = 0, w = 0;
+  Tensor filter;  // keeps the keyed buffers alive
+  Tensor bias;
+  bool has_bias = false;
+  bool usable = false;  // false: oneDNN declined this key
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t primitive = nullptr;
+  AlignedBuffer packed_weights;
+  dnnl_memory_desc_t src_md{}, weights_md{}, bias_md{}, dst_md{}, scratch_md{};
+  size_t scratch_bytes = 0;
+  std::vector<std::unique_ptr<ExecContext>> idle;
+
+  ~Entry() {
+    idle.clear();
+    if (primitive != nullptr) dnnl_primitive_destroy(primitive);
+    if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
+  }
+
+  bool Matches(const XnnConvSpec& s, const Tensor& f, const Tensor* b,
+               int64_t nn, int64_t hh, int64_t ww) const {
+    if (!(spec == s) || n != nn || h != hh || w != ww ||
+        f.buffer() != filter.buffer() || f.raw_data() != filter.raw_data() ||
+        (b != nullptr) != has_bias) {
+      return false;
+    }
+    return b == nullptr ||
+           (b->buffer() == bias.buffer() && b->raw_data() == bias.raw_data());
+  }
+
+  // Creates the primitive and the packed weights. Ok with usable == false
+  // when oneDNN has no JIT implementation for this geometry.
+  absl::Status Build(int64_t out_h, int64_t out_w);
+  absl::StatusOr<std::unique_ptr<ExecContext>> NewContext() const;
+};
+
+absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
+  const XnnConvSpec& s = spec;
+  const std::string where = Geometry(s, n, h, w);
+  auto fail = [&](const char* call, dnnl_status_t st) {
+    return absl::InternalError(
+        absl::StrCat(call, " failed (status ", st, ") for a ", where));
+  };
+  dnnl_dims_t src_dims = {n, s.in_channels, h, w};
+  dnnl_dims_t dst_dims = {n, s.out_channels, out_h, out_w};
+  dnnl_dims_t bias_dims = {s.out_channels};
+  dnnl_memory_desc_t user_weights_md, any_weights_md;
+  dnnl_status_t st;
+  if (s.depthwise) {
+    const int64_t mult = s.out_channels / s.in_channels;
+    dnnl_dims_t wd = {s.in_channels, mult, 1, s.kh, s.kw};
+    st = dnnl_memory_desc_init_by_tag(&user_weights_md, 5, wd, dnnl_f32,
+                                      dnnl_hwigo);
+    if (st == dnnl_success) {
+      st = dnnl_memory_desc_init_by_tag(&any_weights_md, 5, wd, dnnl_f32,
+                                        dnnl_format_tag_any);
+    }
+  } else {
+    dnnl_dims_t wd = {s.out_channels, s.in_channels, s.kh, s.kw};
+    st = dnnl_memory_desc_init_by_tag(&user_weights_md, 4, wd, dnnl_f32,
+                                      dnnl_hwio);
+    if (st == dnnl_success) {
+      st = dnnl_memory_desc_init_by_tag(&any_weights_md, 4, wd, dnnl_f32,
+                                        dnnl_format_tag_any);
+    }
+  }
+  if (st == dnnl_success) {
+    st =
+        dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, dnnl_f32, dnnl_nhwc);
+  }
+  if (st == dnnl_success) {
+    st =
+        dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, dnnl_f32, dnnl_nhwc);
+  }
+  if (st == dnnl_success) {
+    st = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
+  }
+  if (st != dnnl_success) return fail("dnnl_memory_desc_init_by_tag", st);
+
+  dnnl_dims_t strides = {s.stride_h, s.stride_w};
+  dnnl_dims_t dilates = {s.dilation_h - 1, s.dilation_w - 1};
+  dnnl_dims_t pad_l = {s.pad_top, s.pad_left};
+  dnnl_dims_t pad_r = {s.pad_bottom, s.pad_right};
+  dnnl_convolution_desc_t desc;
+  st = dnnl_dilated_convolution_forward_desc_init(
+      &desc, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
+      &any_weights_md, has_bias ? &bias_md : nullptr, &dst_md, strides, dilates,
+      pad_l, pad_r);
+  if (st != dnnl_success) return absl::OkStatus();  // geometry not taken
+
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_post_ops_t post_ops = nullptr;
+  if ((st = dnnl_primitive_attr_create(&attr)) != dnnl_success) {
+    return fail("dnnl_primitive_attr_create", st);
+  }
+  st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  const bool lo = std::isfinite(s.out_min), hi = std::isfinite(s.out_max);
+  if (st == dnnl_success && (lo || hi)) {
+    st = dnnl_post_ops_create(&post_ops);
+    if (st == dnnl_success) {
+      if (lo && !hi && s.out_min == 0.0f) {
+        st = dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu,
+                                          0.0f, 0.0f);
+      } else {
+        st = dnnl_post_ops_append_eltwise(
+            post_ops, 1.0f, dnnl_eltwise_clip,
+            lo ? s.out_min : -std::numeric_limits<float>::max(),
+            hi ? s.out_max : std::numeric_limits<float>::max());
+      }
+    }
+    if (st == dnnl_success)
+      st = dnnl_primitive_attr_set_post_ops(attr, post_ops);
+  }
+  if (st == dnnl_success) {
+    const dnnl_status_t pd_st =
+        dnnl_primitive_desc_create(&pd, &desc, attr, Engine(), nullptr);
+    if (pd_st != dnnl_success) pd = nullptr;
+  }
+  if (post_ops != nullptr) dnnl_post_ops_destroy(post_ops);
+  dnnl_primitive_attr_destroy(attr);
+  if (st != dnnl_success) return fail("dnnl primitive attributes", st);
+  if (pd == nullptr) return absl::OkStatus();  // no implementation
+
+  const char* impl = nullptr;
+  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+  // Only the JIT kernels are worth taking over XNNPACK.
+  if (impl == nullptr ||
+      !(absl::StartsWith(impl, "brg") || absl::StartsWith(impl, "jit"))) {
+    return absl::OkStatus();
+  }
+  weights_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  scratch_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  scratch_bytes = dnnl_memory_desc_get_size(&scratch_md);
+  if ((st = dnnl_primitive_create(&primitive, pd)) != dnnl_success) {
+    primitive = nullptr;
+    return fail("dnnl_primitive_create", st);
+  }
+
+  // Reorder the filter (TF layout) into the kernel's blocked layout once.
+  const size_t packed_bytes = dnnl_memory_desc_get_size(&weights_md);
+  packed_weights = AllocAligned(packed_bytes);
+  if (packed_weights == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate ", packed_bytes,
+                     " bytes of packed weights for a ", where));
+  }
+  dnnl_memory_t from = nullptr, to = nullptr;
+  dnnl_primitive_desc_t reorder_pd = nullptr;
+  dnnl_primitive_t reorder = nullptr;
+  st = dnnl_memory_create(&from, &user_weights_md, Engine(),
+                          const_cast<void*>(filter.raw_data()));
+  if (st == dnnl_success) {
+    st = dnnl_memory_create(&to, &weights_md, Engine(), packed_weights.get());
+  }
+  if (st == dnnl_success) {
+    st = dnnl_reorder_primitive_desc_create(&reorder_pd, &user_weights_md,
+                                            Engine(), &weights_md, Engine(),
+                                            nullptr);
+  }
+  if (st == dnnl_success) st = dnnl_primitive_create(&reorder, reorder_pd);
+  if (st == dnnl_success) {
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    st = dnnl_primitive_execute(reorder, ThreadStream(), 2, args);
+  }
+  if (reorder != nullptr) dnnl_primitive_destroy(reorder);
+  if (reorder_pd != nullptr) dnnl_primitive_desc_destroy(reorder_pd);
+  if (to != nullptr) dnnl_memory_destroy(to);
+  if (from != nullptr) dnnl_memory_destroy(from);
+  if (st != dnnl_success) return fail("oneDNN weight reorder", st);
+  usable = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<DnnlConv::ExecContext>>
+DnnlConv::Entry::NewContext() const {
+  auto c = std::make_unique<ExecContext>();
+  dnnl_status_t st =
+      dnnl_memory_create(&c->src, &src_md, Engine(), DNNL_MEMORY_NONE);
+  if (st == dnnl_success) {
+    st = dnnl_memory_create(&c->dst, &dst_md, Engine(), DNNL_MEMORY_NONE);
+  }
+  if (st == dnnl_success) {
+    st = dnnl_memory_create(&c->weights, &weights_md, Engine(),
+                            packed_weights.get());
+  }
+  if (st == dnnl_success && has_bias) {
+    st = dnnl_memory_create(&c->bias, &bias_md, Engine(),
+                            const_cast<void*>(bias.raw_data()));
+  }
+  if (st == dnnl_success && scratch_bytes > 0) {
+    c->scratch_buffer = AllocAligned(scratch_bytes);
+    if (c->scratch_buffer == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate ", scratch_bytes, " bytes of oneDNN scratchpad"));
+    }
+    st = dnnl_memory_create(&c->scratch, &scratch_md, Engine(),
+                            c->scratch_buffer.get());
+  }
+  if (st != dnnl_success) {
+    return absl::InternalError(
+        absl::StrCat("dnnl_memory_create failed (status ", st, ") for a ",
+                     Geometry(spec, n, h, w)));
+  }
+  return c;
+}
+
+DnnlConv::DnnlConv() = default;
+DnnlConv::~DnnlConv() = default;
+
+absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
+                                   const Tensor& filter, const Tensor* bias,
+                                   const float* in, int64_t n, int64_t h,
+                                   int64_t w, int64_t out_h, int64_t out_w,
+                                   float* out) const {
+  if (!DnnlAvailable() || n <= 0 || h <= 0 || w <= 0 || out_h <= 0 ||
+      out_w <= 0 || h > kMaxDim || w > kMaxDim || n > kMaxDim ||
+      spec.in_channels <= 0 || spec.out_channels <= 0 || spec.dilation_h <= 0 ||
+      spec.dilation_w <= 0 ||
+      (spec.depthwise && spec.out_channels % spec.in_channels != 0)) {
+    return false;
+  }
+  OmpSingleThread single;
+  Entry* entry = nullptr;
+  std::unique_ptr<ExecContext> ctx;
+  {
+    MutexLock lock(&mu_);
+    for (auto& e : entries_) {
+      if (e->Matches(spec, filter, bias, n, h, w)) {
+        entry = e.get();
+        break;
+      }
+    }
+    if (entry != nullptr) {
+      if (!entry->usable) return false;
+      if (!entry->idle.empty()) {
+        ctx = std::move(entry->idle.back());
+        entry->idle.pop_back();
+      }
+    } else {
+      if (static_cast<int>(entries_.size()) >= kMaxDistinctKeys) return false;
+      // Built under the lock: a concurrent first Run waits for the one
+      // primitive instead of compiling its own.
+      auto e = std::make_unique<Entry>();
+      e->spec = spec;
+      e->n = n;
+      e->h = h;
+      e->w = w;
+      e->filter = filter;
+      e->has_bias = bias != nullptr;
+      if (bias != nullptr) e->bias = *bias;
+      absl::Status built = e->Build(out_h, out_w);
+      entry = e.get();
+      entries_.push_back(std::move(e));
+      if (!built.ok()) {
+        entry->usable = false;
+        return built;
+      }
+      if (!entry->usable) return false;
+    }
+  }
+  if (ctx == nullptr) {
+    auto made = entry->NewContext();
+    if (!made.ok()) return made.status();
+    ctx = std::move(*made);
+  }
+  dnnl_status_t st = dnnl_memory_set_data_handle_v2(
+      ctx->src, const_cast<float*>(in), ThreadStream());
+  if (st == dnnl_success) {
+    st = dnnl_memory_set_data_handle_v2(ctx->dst, out, ThreadStream());
+  }
+  if (st == dnnl_success) {
+    dnnl_exec_arg_t args[5];
+    int nargs = 0;
+    args[nargs++] = {DNNL_ARG_SRC, ctx->src};
+    args[nargs++] = {DNNL_ARG_WEIGHTS, ctx->weights};
+    args[nargs++] = {DNNL_ARG_DST, ctx->dst};
+    if (ctx->bias != nullptr) args[nargs++] = {DNNL_ARG_BIAS, ctx->bias};
+    if (ctx->scratch != nullptr) {
+      args[nargs++] = {DNNL_ARG_SCRATCHPAD, ctx->scratch};
+    }
+    st = dnnl_primitive_execute(entry->primitive, ThreadStream(), nargs, args);
+  }
+  {
+    MutexLock lock(&mu_);
+    entry->idle.push_back(std::move(ctx));
+  }
+  if (st != dnnl_success) {
+    return absl::InternalError(
+        absl::StrCat("oneDNN convolution failed (status ", st, ") for a ",
+                     Geometry(spec, n, h, w)));
+  }
+  return true;
+}
+
+}  // namespace nn
+}  // namespace graphrt

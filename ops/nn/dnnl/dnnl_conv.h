@@ -1,0 +1,85 @@
+// DnnlConv: float32 NHWC 2-D convolution (regular and depthwise) on
+// oneDNN's (libdnnl, Debian's 2.6) AVX-512 JIT kernels, for Conv2D /
+// _FusedConv2D / DepthwiseConv2dNative / FusedDepthwiseConv2dNative.
+//
+// Why next to XnnConv: measured side by side on this machine (one thread,
+// the shapes of the corpus models; bench/RESULTS.md "oneDNN vs XNNPACK"),
+// oneDNN's brgemm convolutions take 0.79-0.93x XNNPACK's time for 1x1 and
+// 3x3 convolutions and 0.44-0.89x for depthwise ones (5x5 depthwise: 0.44x).
+// Its epilogue adds the bias after the whole dot product (XNNPACK starts
+// the accumulator at the bias, see ops/nn/fused_conv.h), so regular
+// convolutions get their bias and Relu / Relu6 fused too. The fused-conv
+// runner (ops/nn/fused_conv.h) tries DnnlConv first, then XnnConv, then the
+// portable Eigen path.
+//
+// Lifecycle / ownership: one DnnlConv per kernel (created at load, empty).
+// The first Run with a given (filter buffer, bias buffer, spec, input
+// shape) creates the primitive (oneDNN JIT-compiles its kernel) and
+// reorders the filter once into the blocked layout the kernel wants; later
+// Runs reuse both. Like XnnConv it holds references to the filter and bias
+// tensors (the identity key) and declines (Run returns false) after
+// kMaxDistinctKeys distinct keys, or when oneDNN offers only its reference
+// (non-JIT) implementation for a geometry.
+//
+// Threading: every oneDNN call runs on the calling thread only: oneDNN is
+// built on OpenMP here, so calls are bracketed by a guard that sets the
+// calling thread's OpenMP thread count to 1 and restores it afterwards (no
+// OpenMP team is ever started, nothing spins). Results therefore do not
+// depend on graphrt's thread count. Run is thread-safe: the primitive is
+// shared and immutable; each concurrent Run takes its own execution context
+// (memory objects + scratchpad, user-managed) from an idle list.
+//
+// Errors: a failed oneDNN call is an Internal status naming the call and
+// the geometry. oneDNN's C API is used throughout: nothing throws.
+//
+// Switch: GRAPHRT_DNNL=0 turns oneDNN off (XNNPACK or the portable path
+// then run every convolution).
+#ifndef GRAPHRT_OPS_NN_DNNL_DNNL_CONV_H_
+#define GRAPHRT_OPS_NN_DNNL_DNNL_CONV_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ops/nn/xnnpack/xnn_conv.h"
+#include "runtime/mutex.h"
+#include "runtime/tensor.h"
+
+namespace graphrt {
+namespace nn {
+
+// True unless GRAPHRT_DNNL=0 or oneDNN's CPU engine cannot be created.
+// Thread-safe.
+bool DnnlAvailable();
+
+class DnnlConv {
+ public:
+  static constexpr int kMaxDistinctKeys = 8;
+
+  DnnlConv();
+  ~DnnlConv();
+  DnnlConv(const DnnlConv&) = delete;
+  DnnlConv& operator=(const DnnlConv&) = delete;
+
+  // Same contract as XnnConv::Run: out [n, out_h, out_w, out_channels] =
+  // clamp(conv(in, filter) + bias) with `spec`'s clamp (Relu / Relu6 /
+  // none). Returns false, without writing `out`, when oneDNN cannot take
+  // this call.
+  absl::StatusOr<bool> Run(const XnnConvSpec& spec, const Tensor& filter,
+                           const Tensor* bias, const float* in, int64_t n,
+                           int64_t h, int64_t w, int64_t out_h, int64_t out_w,
+                           float* out) const;
+
+ private:
+  struct Entry;
+  struct ExecContext;
+
+  mutable Mutex mu_;
+  mutable std::vector<std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace nn
+}  // namespace graphrt
+
+#endif  // GRAPHRT_OPS_NN_DNNL_DNNL_CONV_H_

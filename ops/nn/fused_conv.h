@@ -1,0 +1,94 @@
+// Runs a float32 NHWC convolution with a fused epilogue (conv_util.h) on
+// the fast backends, shared by conv.cc and depthwise_conv.cc: oneDNN
+// (ops/nn/dnnl/dnnl_conv.h) first, then XNNPACK (ops/nn/xnnpack/
+// xnn_conv.h). Returns false (nothing written) when both decline, so the
+// caller falls back to its portable kernel.
+//
+// oneDNN adds the bias after the whole dot product, so a plain bias and a
+// final Relu / Relu6 are fused into its kernel for every convolution.
+//
+// XNNPACK: depthwise convolutions get the bias and a Relu / Relu6 clamp
+// inside the micro-kernel epilogue. Regular convolutions get no bias from
+// XNNPACK; it is added afterwards, because XNNPACK starts each accumulator
+// at the bias: with a large (batch-norm folded) bias every partial sum is
+// rounded at the bias's magnitude, which made dot products of 1k-2k terms
+// 3-6x less accurate than summing the products first (measured against a
+// float64 reference; posenet then missed TF.js's goldens). A 9- or 25-tap
+// depthwise sum loses nothing measurable, so there the fused bias stays.
+//
+// Whatever else the epilogue asks for (folded batch norm, Elu, LeakyRelu,
+// Sigmoid, Tanh, Prelu, and a clamp after any of them) is applied
+// afterwards by ApplyEpilogue on the output rows.
+#ifndef GRAPHRT_OPS_NN_FUSED_CONV_H_
+#define GRAPHRT_OPS_NN_FUSED_CONV_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "ops/kernel.h"
+#include "ops/nn/conv_util.h"
+#include "ops/nn/dnnl/dnnl_conv.h"
+#include "ops/nn/xnnpack/xnn_conv.h"
+#include "runtime/status_macros.h"
+
+namespace graphrt {
+namespace nn {
+
+// The fast backends of one convolution node (each caches its prepacked
+// operators).
+struct FastConv {
+  DnnlConv dnnl;
+  XnnConv xnn;
+};
+
+// `spec` carries the geometry (its clamp is set here). `args` are the
+// epilogue's per-run values from PrepareEpilogue (validated inputs).
+inline absl::StatusOr<bool> RunFastFusedConv(
+    const FastConv& fast, XnnConvSpec spec, const FusedEpilogue& e,
+    const EpilogueArgs<float>& args, const KernelContext& ctx,
+    const Tensor& filter, const float* in, int64_t n, int64_t h, int64_t w,
+    int64_t out_h, int64_t out_w, float* out) {
+  for (const bool use_dnnl : {true, false}) {
+    if (use_dnnl && !DnnlAvailable()) continue;
+    FusedEpilogue rest = e;
+    EpilogueArgs<float> rest_args;
+    const Tensor* bias = nullptr;
+    if (e.kind == FusedEpilogue::Kind::kBias && (use_dnnl || spec.depthwise)) {
+      bias = &ctx.input(2);
+      rest.kind = FusedEpilogue::Kind::kNone;
+    } else if (e.kind != FusedEpilogue::Kind::kNone) {
+      rest_args.mul = args.mul;
+      rest_args.add = args.add;
+    }
+    rest_args.alpha = args.alpha;
+    rest_args.alpha_scalar = args.alpha_scalar;
+    // The clamp can be fused only when it is the last step.
+    XnnConvSpec s = spec;
+    const bool clamp_last = rest.kind == FusedEpilogue::Kind::kNone && !e.prelu;
+    if (clamp_last && e.act == ops::Activation::kRelu) {
+      s.out_min = 0.0f;
+      rest.act = ops::Activation::kNone;
+    } else if (clamp_last && e.act == ops::Activation::kRelu6) {
+      s.out_min = 0.0f;
+      s.out_max = 6.0f;
+      rest.act = ops::Activation::kNone;
+    }
+    bool done = false;
+    if (use_dnnl) {
+      GRAPHRT_ASSIGN_OR_RETURN(
+          done, fast.dnnl.Run(s, filter, bias, in, n, h, w, out_h, out_w, out));
+    } else {
+      GRAPHRT_ASSIGN_OR_RETURN(
+          done, fast.xnn.Run(s, filter, bias, in, n, h, w, out_h, out_w, out));
+    }
+    if (!done) continue;
+    ApplyEpilogue(rest, rest_args, out, n * out_h * out_w, spec.out_channels);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace nn
+}  // namespace graphrt
+
+#endif  // GRAPHRT_OPS_NN_FUSED_CONV_H_
