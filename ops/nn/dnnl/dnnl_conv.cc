@@ -226,9 +226,12 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
 
   const char* impl = nullptr;
   dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-  // Only the JIT kernels are worth taking over XNNPACK.
+  // Only the JIT kernels are worth taking over XNNPACK: brgconv*
+  // (brgemm), brdgmm_dw (batch-reduce depthwise), jit:*. Not ref:* (plain
+  // loops) nor gemm:* (im2col + sgemm).
   if (impl == nullptr ||
-      !(absl::StartsWith(impl, "brg") || absl::StartsWith(impl, "jit"))) {
+      !(absl::StartsWith(impl, "brg") || absl::StartsWith(impl, "brdgmm") ||
+        absl::StartsWith(impl, "jit"))) {
     return absl::OkStatus();
   }
   weights_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
