@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
@@ -41,47 +40,65 @@ struct PoolGeometry {
   int64_t stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0};
 };
 
+// One window tap folded into an output pixel's channel row: the Max
+// keeps std::max(acc, x)'s NaN behaviour ((acc < x) ? x : acc), Avg sums.
+template <typename T>
+inline void PoolTap(PoolKind kind, const T* __restrict px, T* __restrict acc,
+                    int64_t c) {
+  if (kind == PoolKind::kMax) {
+    for (int64_t i = 0; i < c; ++i) acc[i] = acc[i] < px[i] ? px[i] : acc[i];
+  } else {
+    for (int64_t i = 0; i < c; ++i) acc[i] += px[i];
+  }
+}
+
 template <typename T>
 void PoolForward(PoolKind kind, const T* in, T* out, const PoolGeometry& g) {
-  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
   const int64_t rows = g.n * g.out[0] * g.out[1];
   const int64_t per_row =
       std::max<int64_t>(1, g.out[2] * g.k[0] * g.k[1] * g.k[2] * g.c);
   const int64_t min_rows = std::max<int64_t>(2, (int64_t{1} << 15) / per_row);
+  const T init =
+      kind == PoolKind::kMax ? std::numeric_limits<T>::lowest() : T(0);
+  // In-range taps [lo, hi) of output position o along dimension d.
+  auto taps = [&g](int d, int64_t o, int64_t* lo, int64_t* hi) {
+    const int64_t start = o * g.stride[d] - g.pad[d];
+    *lo = std::max<int64_t>(0, -start);
+    *hi = std::min<int64_t>(g.k[d], g.in[d] - start);
+    return start;
+  };
   ops::ParallelFor(rows, min_rows, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t b = r / (g.out[0] * g.out[1]);
       const int64_t od = (r / g.out[1]) % g.out[0];
       const int64_t oh = r % g.out[1];
+      int64_t d_lo, d_hi, h_lo, h_hi;
+      const int64_t d0 = taps(0, od, &d_lo, &d_hi);
+      const int64_t h0 = taps(1, oh, &h_lo, &h_hi);
       for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-        Eigen::Map<Array> acc(out + (r * g.out[2] + ow) * g.c, g.c);
-        acc.setConstant(kind == PoolKind::kMax
-                            ? std::numeric_limits<T>::lowest()
-                            : T(0));
-        int64_t count = 0;
-        for (int64_t kd = 0; kd < g.k[0]; ++kd) {
-          const int64_t id = od * g.stride[0] - g.pad[0] + kd;
-          if (id < 0 || id >= g.in[0]) continue;
-          for (int64_t kh = 0; kh < g.k[1]; ++kh) {
-            const int64_t ih = oh * g.stride[1] - g.pad[1] + kh;
-            if (ih < 0 || ih >= g.in[1]) continue;
-            for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-              const int64_t iw = ow * g.stride[2] - g.pad[2] + kw;
-              if (iw < 0 || iw >= g.in[2]) continue;
-              Eigen::Map<const Array> px(
-                  in + (((b * g.in[0] + id) * g.in[1] + ih) * g.in[2] + iw) *
-                           g.c,
-                  g.c);
-              if (kind == PoolKind::kMax) {
-                acc = acc.max(px);
-              } else {
-                acc += px;
-              }
-              ++count;
+        T* acc = out + (r * g.out[2] + ow) * g.c;
+        std::fill(acc, acc + g.c, init);
+        int64_t w_lo, w_hi;
+        const int64_t w0 = taps(2, ow, &w_lo, &w_hi);
+        // Same tap order as a row-major walk of the window.
+        for (int64_t kd = d_lo; kd < d_hi; ++kd) {
+          for (int64_t kh = h_lo; kh < h_hi; ++kh) {
+            const T* row =
+                in +
+                (((b * g.in[0] + d0 + kd) * g.in[1] + h0 + kh) * g.in[2] + w0) *
+                    g.c;
+            for (int64_t kw = w_lo; kw < w_hi; ++kw) {
+              PoolTap(kind, row + kw * g.c, acc, g.c);
             }
           }
         }
-        if (kind == PoolKind::kAvg && count > 0) acc /= static_cast<T>(count);
+        const int64_t count = std::max<int64_t>(0, d_hi - d_lo) *
+                              std::max<int64_t>(0, h_hi - h_lo) *
+                              std::max<int64_t>(0, w_hi - w_lo);
+        if (kind == PoolKind::kAvg && count > 0) {
+          const T n = static_cast<T>(count);
+          for (int64_t i = 0; i < g.c; ++i) acc[i] /= n;
+        }
       }
     }
   });
@@ -192,15 +209,14 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreatePool(const KernelInit& init) {
   opts.allow_explicit = kKind == PoolKind::kMax && kSpatial == 2;
   GRAPHRT_ASSIGN_OR_RETURN(WindowAttrs w, nn::ReadWindowAttrs(attrs, opts));
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kInvalid));
-  const bool ok_t =
-      t == DType::kInvalid ||
-      (kKind == PoolKind::kAvg
-           ? ops::IsOneOf<float, double>(t)
-           : ops::IsOneOf<float, double, int32_t, int64_t, uint8_t, int8_t,
-                          int16_t, uint16_t>(t));
+  const bool ok_t = t == DType::kInvalid ||
+                    (kKind == PoolKind::kAvg
+                         ? ops::IsOneOf<float, double>(t)
+                         : ops::IsOneOf<float, double, int32_t, int64_t,
+                                        uint8_t, int8_t, int16_t, uint16_t>(t));
   if (!ok_t) {
-    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
-                                         DTypeName(t)));
+    return attrs.Error("T",
+                       absl::StrCat("has unsupported dtype ", DTypeName(t)));
   }
   GRAPHRT_RETURN_IF_ERROR(CheckOneInput(init));
   return std::unique_ptr<Kernel>(
@@ -213,7 +229,8 @@ template <typename T, typename I>
 void MaxPoolArgmax(const T* in, T* out, I* arg, const PoolGeometry& g,
                    bool include_batch) {
   const int64_t rows = g.n * g.out[1];
-  const int64_t per_row = std::max<int64_t>(1, g.out[2] * g.k[1] * g.k[2] * g.c);
+  const int64_t per_row =
+      std::max<int64_t>(1, g.out[2] * g.k[1] * g.k[2] * g.c);
   const int64_t min_rows = std::max<int64_t>(2, (int64_t{1} << 15) / per_row);
   ops::ParallelFor(rows, min_rows, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
@@ -236,8 +253,8 @@ void MaxPoolArgmax(const T* in, T* out, I* arg, const PoolGeometry& g,
             for (int64_t c = 0; c < g.c; ++c) {
               if (px[c] > o[c]) {
                 o[c] = px[c];
-                a[c] = static_cast<I>((include_batch ? batch_base : 0) + base +
-                                      c);
+                a[c] =
+                    static_cast<I>((include_batch ? batch_base : 0) + base + c);
               }
             }
           }
@@ -265,9 +282,9 @@ class MaxPoolArgmaxKernel : public Kernel {
           absl::StrCat("expected input of rank 4, got ", x.DebugString()));
     }
     GRAPHRT_ASSIGN_OR_RETURN(PoolGeometry g, MakePoolGeometry(w_, x));
-    const int64_t limit = include_batch_ ? x.num_elements()
-                                         : x.num_elements() /
-                                               std::max<int64_t>(1, g.n);
+    const int64_t limit = include_batch_
+                              ? x.num_elements()
+                              : x.num_elements() / std::max<int64_t>(1, g.n);
     if (targmax_ == DType::kInt32 && limit > INT32_MAX) {
       return absl::InvalidArgumentError(absl::StrCat(
           "input too large for int32 argmax indices: ", x.DebugString()));
