@@ -71,6 +71,10 @@ class KernelContext {
       : inputs_(inputs), outputs_(outputs), resources_(resources) {
     outputs_->reserve(kReservedOutputs);
   }
+  // `forwardable` bit i: the executor will not read input i again after
+  // this kernel (this node is its last consumer, it is neither fed nor
+  // fetched, and no other input of the node is the same value).
+  void set_forwardable_inputs(uint64_t mask) { forwardable_ = mask; }
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const Tensor& input(int i) const { return *inputs_[i]; }
@@ -98,6 +102,26 @@ class KernelContext {
     set_output(i, std::move(*t));
     return &(*outputs_)[i];
   }
+  // In-place reuse: makes output `o` share input `i`'s storage and returns
+  // it, when the executor allows it (set_forwardable_inputs), input `i` has
+  // `dtype` and `shape` and holds its storage alone (no view or other value
+  // shares it). Else null: allocate instead. The kernel then overwrites
+  // input `i`: it must read every input element it needs before (or in
+  // the same pass as) writing it.
+  Tensor* forward_input_to_output(int i, int o, DType dtype,
+                                  const Shape& shape) {
+    if (i < 0 || i >= 64 || i >= num_inputs() ||
+        ((forwardable_ >> i) & 1) == 0) {
+      return nullptr;
+    }
+    const Tensor& in = *inputs_[i];
+    if (in.dtype() != dtype || !(in.shape() == shape) ||
+        !in.HasExclusiveBuffer()) {
+      return nullptr;
+    }
+    set_output(o, in);
+    return &(*outputs_)[o];
+  }
   Tensor* output(int i) { return &(*outputs_)[i]; }
   int num_outputs() const { return static_cast<int>(outputs_->size()); }
   // The Model's resources (hash tables ...).
@@ -107,6 +131,7 @@ class KernelContext {
   absl::Span<const Tensor* const> inputs_;
   std::vector<Tensor>* outputs_;
   ResourceManager* resources_;
+  uint64_t forwardable_ = 0;
 };
 
 class Kernel {

@@ -359,10 +359,27 @@ bool RunNode(const RunContext& run, int id) {
     }
     inputs.push_back(t);
   }
+  // Inputs this node may overwrite (KernelContext::forward_input_to_output):
+  // values whose every other consumer has finished (uses == 1 counts this
+  // node alone), neither fed nor fetched, passed to this node once.
+  uint64_t forwardable = 0;
+  for (size_t i = 0; i < node.inputs.size() && i < 64; ++i) {
+    const int p = node.inputs[i].node;
+    if (plan.fed[p] || plan.fetched[p] ||
+        state.uses[p].load(std::memory_order_acquire) != 1) {
+      continue;
+    }
+    bool once = true;
+    for (size_t j = 0; j < node.inputs.size(); ++j) {
+      if (j != i && node.inputs[j].node == p) once = false;
+    }
+    if (once) forwardable |= uint64_t{1} << i;
+  }
   {
     // The kernel writes straight into this node's value slot, whose
     // capacity survives from earlier Runs of the plan.
     KernelContext ctx(inputs, &state.values[id], run.resources);
+    ctx.set_forwardable_inputs(forwardable);
     ScopedBufferPool scope(run.pool, state.run_tag);
     absl::Status s = node.kernel->Run(ctx);
     if (!s.ok()) {

@@ -235,6 +235,12 @@ class Tensor {
   // The storage (null for an invalid tensor). Two tensors share storage iff
   // their buffers are the same object.
   const Buffer* buffer() const { return buffer_.get(); }
+  // True when this tensor is the only holder of its storage (no other
+  // tensor, view or slice shares it): then its owner may let a kernel
+  // overwrite it (KernelContext::forward_input_to_output).
+  bool HasExclusiveBuffer() const {
+    return buffer_ != nullptr && buffer_.use_count() == 1;
+  }
 
  private:
   static absl::StatusOr<Tensor> AllocateImpl(DType dtype, const Shape& shape,

@@ -504,6 +504,73 @@ int FuseAddActivation(GraphDef* graph, const KeepSet& keep) {
   return fused;
 }
 
+int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  absl::flat_hash_map<std::string, int> index_of;
+  for (int i = 0; i < graph->node_size(); ++i) {
+    index_of[graph->node(i).name()] = i;
+  }
+  // A _FusedConv2D with fused_ops exactly [BiasAdd] (NHWC float32).
+  auto is_biased_conv = [](const NodeDef& n) {
+    if (n.op() != "_FusedConv2D" || !IsNhwc(n) || NumDataInputs(n) != 3 ||
+        !TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT)) {
+      return false;
+    }
+    auto ops = n.attr().find("fused_ops");
+    auto args = n.attr().find("num_args");
+    return ops != n.attr().end() && ops->second.list().s_size() == 1 &&
+           ops->second.list().s(0) == "BiasAdd" && args != n.attr().end() &&
+           args->second.i() == 1;
+  };
+  std::vector<bool> dead(graph->node_size(), false);
+  int fused = 0;
+  for (int ai = 0; ai < graph->node_size(); ++ai) {
+    const NodeDef& add = graph->node(ai);
+    if ((add.op() != "Add" && add.op() != "AddV2") || dead[ai] ||
+        NumDataInputs(add) != 2 || add.input_size() != 2 ||
+        !TypeIsOrAbsent(add, "T", tensorflow::DT_FLOAT)) {
+      continue;
+    }
+    std::string activation;
+    auto fa = add.attr().find("_fused_activation");
+    if (fa != add.attr().end()) {
+      activation = fa->second.s();
+      if (activation != "Relu" && activation != "Relu6") continue;
+    }
+    for (int pos = 0; pos < 2; ++pos) {
+      auto ci_it = index_of.find(NodeNameOf(add.input(pos)));
+      if (ci_it == index_of.end() || OutputIndexOf(add.input(pos)) != 0) {
+        continue;
+      }
+      const int ci = ci_it->second;
+      const NodeDef& conv = graph->node(ci);
+      auto u = uses.find(conv.name());
+      if (dead[ci] || !is_biased_conv(conv) || u == uses.end() ||
+          u->second.data != 1 || u->second.control != 0 ||
+          keep.contains(conv.name()) || conv.input_size() != 3) {
+        continue;
+      }
+      NodeDef node;
+      node.set_name(add.name());
+      node.set_op("_FusedConv2D");
+      node.set_device(conv.device());
+      for (int i = 0; i < 3; ++i) node.add_input(conv.input(i));
+      node.add_input(add.input(1 - pos));
+      *node.mutable_attr() = conv.attr();
+      auto* ops = (*node.mutable_attr())["fused_ops"].mutable_list();
+      ops->add_s("Add");
+      if (!activation.empty()) ops->add_s(activation);
+      (*node.mutable_attr())["num_args"].set_i(2);
+      dead[ci] = true;
+      *graph->mutable_node(ai) = std::move(node);
+      ++fused;
+      break;
+    }
+  }
+  if (fused > 0) DropDead(graph, dead);
+  return fused;
+}
+
 PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
                                  const KeepSet& keep) {
   PassStats stats;
@@ -517,6 +584,8 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   stats.pads_folded = FoldPadIntoConv(graph, weights, keep);
   // After FuseAbsPrelu, whose Add(Relu(x), ...) this must not take apart.
   stats.adds_fused = FuseAddActivation(graph, keep);
+  // After FuseAddActivation: takes its Add(+Relu) whole into the conv.
+  stats.conv_adds_fused = FuseConvAdd(graph, keep);
   return stats;
 }
 

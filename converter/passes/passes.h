@@ -29,6 +29,14 @@
 //   output and alpha a float32 constant with dims 1 but the last, becomes
 //   one _AbsPrelu(x, alpha) (attr relu) named like the Add: one pass over x
 //   instead of five (ops/math/abs_prelu.cc).
+// * FuseConvAdd: an Add / AddV2 (float32, possibly with FuseAddActivation's
+//   _fused_activation Relu / Relu6) one of whose operands is a
+//   _FusedConv2D with fused_ops [BiasAdd] consumed by nothing else becomes
+//   that convolution with fused_ops [BiasAdd, Add(, Relu|Relu6)] and the
+//   other operand as a fourth input (num_args 2), named like the Add: the
+//   residual joins of BlazeFace / BlazePose / MobileNetV2 blocks. oneDNN
+//   adds the addend in its kernel's epilogue (ops/nn/fused_conv.h); the
+//   values are the unfused graph's ((conv + bias) + addend, then clamp).
 //
 // All are exact (same values as the unfused graph up to float rounding of
 // the same operations) and conservative: a node is only removed when no
@@ -59,6 +67,7 @@ struct PassStats {
   int pads_folded = 0;  // Pad nodes folded into convolutions
   int adds_fused = 0;   // Add + Relu / Relu6 pairs fused
   int abs_prelus_fused = 0;
+  int conv_adds_fused = 0;  // residual Add (+Relu / Relu6) into a conv
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -70,6 +79,7 @@ int FuseConvBiasActivation(tensorflow::GraphDef* graph,
 int FoldPadIntoConv(tensorflow::GraphDef* graph, const WeightMap& weights,
                     const KeepSet& keep);
 int FuseAddActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
+int FuseConvAdd(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FuseAbsPrelu(tensorflow::GraphDef* graph, const WeightMap& weights,
                  const KeepSet& keep);
 

@@ -34,6 +34,7 @@
 #include "ops/nn/conv_util.h"
 #include "ops/nn/fused_conv.h"
 #include "ops/nn/nn_ops.h"
+#include "ops/nn/residual_add.h"
 #include "ops/nn/xnnpack/xnn_conv.h"
 #include "runtime/status_macros.h"
 
@@ -201,17 +202,53 @@ class ConvKernel : public Kernel {
           EpilogueArgs<T> args;
           GRAPHRT_RETURN_IF_ERROR(
               nn::PrepareEpilogue<T>(c_.epilogue, ctx, g.cout, &args));
+          // [BiasAdd, Add(, act)]: the addend (input 3) is added in the
+          // epilogue when it has exactly the output's shape (channels
+          // last); otherwise after the convolution, with broadcasting.
+          const FusedEpilogue& e = c_.epilogue;
+          const Tensor* residual = e.residual ? &ctx.input(3) : nullptr;
+          const bool fuse_residual =
+              residual != nullptr && !c_.w.channels_first &&
+              residual->dtype() == x.dtype() && residual->shape() == out_shape;
+          FusedEpilogue conv_e = e;  // what the convolution itself applies
+          if (e.residual) {
+            conv_e.residual = false;
+            conv_e.act = ops::Activation::kNone;
+          }
           auto compute = [&](T* dst) -> absl::Status {
+            const T* res = fuse_residual ? residual->data<T>() : nullptr;
             if constexpr (std::is_same_v<T, float>) {
-              GRAPHRT_ASSIGN_OR_RETURN(bool done,
-                                       RunFast(ctx, g, x, filter, args, dst));
+              GRAPHRT_ASSIGN_OR_RETURN(
+                  bool done,
+                  RunFast(ctx, g, x, filter, fuse_residual ? e : conv_e, args,
+                          res, dst));
               if (done) return absl::OkStatus();
             }
-            ConvForward<T>(x.data<T>(), filter.data<T>(), dst, g, c_.epilogue,
-                           args);
+            ConvForward<T>(x.data<T>(), filter.data<T>(), dst, g, conv_e, args);
+            if (res != nullptr) {
+              nn::AddResidualActivate(res, dst, out_shape.num_elements(),
+                                      e.act);
+            }
             return absl::OkStatus();
           };
-          if (!c_.w.channels_first) {
+          if constexpr (std::is_same_v<T, float>) {
+            // The addend's storage becomes the output when nothing else
+            // reads it: oneDNN then accumulates onto it in place (no copy).
+            // Only oneDNN reads the addend before writing each element.
+            Tensor* out =
+                fuse_residual && nn::DnnlAvailable()
+                    ? ctx.forward_input_to_output(3, 0, x.dtype(), out_shape)
+                    : nullptr;
+            if (out != nullptr) {
+              GRAPHRT_ASSIGN_OR_RETURN(
+                  bool done,
+                  RunFast(ctx, g, x, filter, e, args, out->data<float>(),
+                          out->mutable_data<float>(),
+                          /*dnnl_only=*/true));
+              if (done) return absl::OkStatus();
+            }
+          }
+          if (!c_.w.channels_first && (residual == nullptr || fuse_residual)) {
             GRAPHRT_ASSIGN_OR_RETURN(
                 Tensor * out,
                 ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
@@ -220,7 +257,14 @@ class ConvKernel : public Kernel {
           GRAPHRT_ASSIGN_OR_RETURN(
               Tensor tmp, Tensor::AllocateUninitialized(x.dtype(), out_shape));
           GRAPHRT_RETURN_IF_ERROR(compute(tmp.mutable_data<T>()));
-          GRAPHRT_ASSIGN_OR_RETURN(Tensor out, nn::ChannelsFirstCopy(tmp));
+          Tensor out = tmp;
+          if (c_.w.channels_first) {
+            GRAPHRT_ASSIGN_OR_RETURN(out, nn::ChannelsFirstCopy(tmp));
+          }
+          if (residual != nullptr) {
+            GRAPHRT_ASSIGN_OR_RETURN(
+                out, nn::BroadcastAddActivate<T>(out, *residual, e.act));
+          }
           ctx.set_output(0, std::move(out));
           return absl::OkStatus();
         });
@@ -231,8 +275,10 @@ class ConvKernel : public Kernel {
   // first use); false when both decline.
   absl::StatusOr<bool> RunFast(const KernelContext& ctx, const ConvGeometry& g,
                                const Tensor& x, const Tensor& filter,
+                               const FusedEpilogue& e,
                                const EpilogueArgs<float>& args,
-                               float* out) const {
+                               const float* residual, float* out,
+                               bool dnnl_only = false) const {
     if (c_.w.num_spatial > 2) return false;
     nn::XnnConvSpec spec;
     spec.kh = g.k[1];
@@ -247,9 +293,9 @@ class ConvKernel : public Kernel {
     spec.pad_right = PadAfter(g, 2);
     spec.in_channels = g.cin;
     spec.out_channels = g.cout;
-    return nn::RunFastFusedConv(fast_, spec, c_.epilogue, args, ctx, filter,
+    return nn::RunFastFusedConv(fast_, spec, e, args, ctx, filter, residual,
                                 x.data<float>(), g.n, g.in[1], g.in[2],
-                                g.out[1], g.out[2], out);
+                                g.out[1], g.out[2], out, dnnl_only);
   }
 
   // Trailing padding that makes the floor-formula output size g.out[d].

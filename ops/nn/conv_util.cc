@@ -13,8 +13,7 @@ namespace nn {
 
 absl::StatusOr<WindowDim> ComputeWindow(int64_t in, int64_t k, int64_t stride,
                                         int64_t dilation, Padding padding,
-                                        int64_t pad_before,
-                                        int64_t pad_after) {
+                                        int64_t pad_before, int64_t pad_after) {
   if (stride <= 0 || dilation <= 0 || k <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected positive window size, stride and dilation, got ",
@@ -62,10 +61,10 @@ absl::StatusOr<Padding> ParsePadding(const AttrReader& attrs,
   if (p == "VALID") return Padding::kValid;
   if (p == "SAME") return Padding::kSame;
   if (p == "EXPLICIT" && allow_explicit) return Padding::kExplicit;
-  return attrs.Error("padding",
-                     absl::StrCat("must be SAME or VALID",
-                                  allow_explicit ? " or EXPLICIT" : "",
-                                  ", got '", p, "'"));
+  return attrs.Error(
+      "padding",
+      absl::StrCat("must be SAME or VALID",
+                   allow_explicit ? " or EXPLICIT" : "", ", got '", p, "'"));
 }
 
 namespace {
@@ -142,17 +141,17 @@ absl::StatusOr<WindowAttrs> ReadWindowAttrs(const AttrReader& attrs,
   if (opts.has_ksize) {
     GRAPHRT_ASSIGN_OR_RETURN(w.ksize, ReadPerDim(attrs, "ksize", w, true));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(w.padding,
-                           ParsePadding(attrs, opts.allow_explicit));
+  GRAPHRT_ASSIGN_OR_RETURN(w.padding, ParsePadding(attrs, opts.allow_explicit));
   GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> ep,
                            attrs.GetIntList("explicit_paddings", {}));
   if (w.padding == Padding::kExplicit) {
     const int n = w.num_spatial + 2;
     if (static_cast<int>(ep.size()) != 2 * n) {
-      return attrs.Error(
-          "explicit_paddings",
-          absl::StrCat("must have ", 2 * n, " entries with padding EXPLICIT, "
-                       "got [", absl::StrJoin(ep, ","), "]"));
+      return attrs.Error("explicit_paddings",
+                         absl::StrCat("must have ", 2 * n,
+                                      " entries with padding EXPLICIT, "
+                                      "got [",
+                                      absl::StrJoin(ep, ","), "]"));
     }
     const int c = ChannelPos(w);
     if (ep[0] != 0 || ep[1] != 0 || ep[2 * c] != 0 || ep[2 * c + 1] != 0) {
@@ -185,9 +184,9 @@ absl::StatusOr<WindowAttrs> ReadWindowAttrs(const AttrReader& attrs,
 absl::Status CheckFloatInput(const Tensor& t, DType attr_t,
                              absl::string_view what) {
   if (t.dtype() != DType::kFloat32 && t.dtype() != DType::kFloat64) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected ", what, " of dtype float32 or float64, got ",
-        t.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", what, " of dtype float32 or float64, got ",
+                     t.DebugString()));
   }
   if (attr_t != DType::kInvalid && t.dtype() != attr_t) {
     return absl::InvalidArgumentError(
@@ -235,11 +234,21 @@ absl::StatusOr<Tensor> Relayout(const Tensor& t, bool to_last) {
     }
   };
   switch (size) {
-    case 1: run(ops::TypeTag<uint8_t>{}); break;
-    case 2: run(ops::TypeTag<uint16_t>{}); break;
-    case 4: run(ops::TypeTag<uint32_t>{}); break;
-    case 8: run(ops::TypeTag<uint64_t>{}); break;
-    case 16: run(ops::TypeTag<std::complex<double>>{}); break;
+    case 1:
+      run(ops::TypeTag<uint8_t>{});
+      break;
+    case 2:
+      run(ops::TypeTag<uint16_t>{});
+      break;
+    case 4:
+      run(ops::TypeTag<uint32_t>{});
+      break;
+    case 8:
+      run(ops::TypeTag<uint64_t>{});
+      break;
+    case 16:
+      run(ops::TypeTag<std::complex<double>>{});
+      break;
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("unsupported dtype ", DTypeName(t.dtype())));
@@ -269,6 +278,29 @@ absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
   GRAPHRT_ASSIGN_OR_RETURN(e.epsilon, attrs.GetFloat("epsilon", 1e-4f));
   const std::string listed =
       absl::StrCat("[", absl::StrJoin(fused_ops, ","), "]");
+  // [BiasAdd, Add(, act)]: the residual form (see conv_util.h).
+  if (allow_batch_norm && fused_ops.size() >= 2 && fused_ops.size() <= 3 &&
+      fused_ops[0] == "BiasAdd" && fused_ops[1] == "Add") {
+    e.kind = FusedEpilogue::Kind::kBias;
+    e.residual = true;
+    if (fused_ops.size() == 3) {
+      auto act = ops::ActivationFromName(fused_ops[2]);
+      if (!act.has_value() ||
+          (*act != ops::Activation::kRelu && *act != ops::Activation::kRelu6)) {
+        return attrs.Error("fused_ops",
+                           absl::StrCat("is ", listed,
+                                        "; after [BiasAdd,Add] only Relu or "
+                                        "Relu6 is supported"));
+      }
+      e.act = *act;
+    }
+    if (num_args != 2) {
+      return attrs.Error("num_args", absl::StrCat("must be 2 for fused_ops ",
+                                                  listed, ", got ", num_args));
+    }
+    e.num_args = 2;
+    return e;
+  }
   bool ok = !fused_ops.empty() && fused_ops.size() <= 2;
   if (ok) {
     if (fused_ops[0] == "BiasAdd") {
@@ -293,22 +325,25 @@ absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
   if (!ok) {
     return attrs.Error(
         "fused_ops",
-        absl::StrCat("is ", listed, "; supported: [BiasAdd] or [BiasAdd,X]",
-                     allow_batch_norm ? ", [FusedBatchNorm] or "
-                                        "[FusedBatchNorm,X]"
-                                      : "",
-                     allow_noop ? ", [NoOp,X]" : "",
-                     " with X one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, "
-                     "Tanh, Prelu"));
+        absl::StrCat(
+            "is ", listed, "; supported: [BiasAdd] or [BiasAdd,X]",
+            allow_batch_norm ? ", [FusedBatchNorm] or "
+                               "[FusedBatchNorm,X]"
+                             : "",
+            allow_noop ? ", [NoOp,X]" : "",
+            allow_batch_norm ? ", [BiasAdd,Add] or [BiasAdd,Add,Y]" : "",
+            " with X one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, "
+            "Tanh, Prelu",
+            allow_batch_norm ? "; Y Relu or Relu6" : ""));
   }
   int64_t want = e.kind == FusedEpilogue::Kind::kBias        ? 1
                  : e.kind == FusedEpilogue::Kind::kBatchNorm ? 4
                                                              : 0;
   if (e.prelu) ++want;
   if (num_args != want) {
-    return attrs.Error("num_args", absl::StrCat("must be ", want,
-                                                " for fused_ops ", listed,
-                                                ", got ", num_args));
+    return attrs.Error("num_args",
+                       absl::StrCat("must be ", want, " for fused_ops ", listed,
+                                    ", got ", num_args));
   }
   e.num_args = static_cast<int>(num_args);
   return e;

@@ -117,14 +117,19 @@ struct FusedEpilogue {
   Kind kind = Kind::kNone;
   ops::Activation act = ops::Activation::kNone;
   bool prelu = false;
+  // [BiasAdd, Add(, Relu|Relu6)] (graphrt's load-time pass FuseConvAdd,
+  // _FusedConv2D only): input 3 is added after the bias, before `act`.
+  bool residual = false;
   float leakyrelu_alpha = 0.2f;
   float epsilon = 1e-4f;
   int num_args = 0;  // extra inputs after (input, filter)
 };
 
 // Parses attrs fused_ops / num_args / leakyrelu_alpha / epsilon.
-// `allow_batch_norm`: accept [FusedBatchNorm(, act)] (4 args);
-// `allow_noop`: accept [NoOp, act] (no bias, FusedDepthwiseConv2dNative).
+// `allow_batch_norm`: accept [FusedBatchNorm(, act)] (4 args) and the
+// residual form [BiasAdd, Add(, Relu|Relu6)] (2 args: bias, addend; the
+// _FusedConv2D kernel); `allow_noop`: accept [NoOp, act] (no bias,
+// FusedDepthwiseConv2dNative).
 absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
                                                 bool allow_batch_norm,
                                                 bool allow_noop);

@@ -218,6 +218,7 @@ class DepthwiseKernel : public Kernel {
     spec.in_channels = g.c;
     spec.out_channels = g.c * g.mult;
     return nn::RunFastFusedConv(fast_, spec, c_.epilogue, args, ctx, filter,
+                                /*residual=*/nullptr,
                                 x.data<float>(), g.n, g.h, g.w, g.oh, g.ow,
                                 out);
   }

@@ -4,8 +4,9 @@
 // xnn_conv.h). Returns false (nothing written) when both decline, so the
 // caller falls back to its portable kernel.
 //
-// oneDNN adds the bias after the whole dot product, so a plain bias and a
-// final Relu / Relu6 are fused into its kernel for every convolution.
+// oneDNN adds the bias after the whole dot product, so a plain bias, a
+// residual addend ([BiasAdd, Add(, act)]) and a final Relu / Relu6 are fused
+// into its kernel for every convolution.
 //
 // XNNPACK: depthwise convolutions get the bias and a Relu / Relu6 clamp
 // inside the micro-kernel epilogue. Regular convolutions get no bias from
@@ -28,6 +29,7 @@
 #include "ops/kernel.h"
 #include "ops/nn/conv_util.h"
 #include "ops/nn/dnnl/dnnl_conv.h"
+#include "ops/nn/residual_add.h"
 #include "ops/nn/xnnpack/xnn_conv.h"
 #include "runtime/status_macros.h"
 
@@ -43,14 +45,22 @@ struct FastConv {
 
 // `spec` carries the geometry (its clamp is set here). `args` are the
 // epilogue's per-run values from PrepareEpilogue (validated inputs).
+// `residual` (e.residual: the addend of [BiasAdd, Add(, act)], with the
+// output's shape and layout; else null) is added after the bias and before
+// e.act: by oneDNN inside its kernel, after XNNPACK in one pass.
+// `residual` may be `out` itself (the addend's storage forwarded as the
+// output) only with `dnnl_only`: the XNNPACK path would overwrite it first.
 inline absl::StatusOr<bool> RunFastFusedConv(
     const FastConv& fast, XnnConvSpec spec, const FusedEpilogue& e,
     const EpilogueArgs<float>& args, const KernelContext& ctx,
-    const Tensor& filter, const float* in, int64_t n, int64_t h, int64_t w,
-    int64_t out_h, int64_t out_w, float* out) {
+    const Tensor& filter, const float* residual, const float* in, int64_t n,
+    int64_t h, int64_t w, int64_t out_h, int64_t out_w, float* out,
+    bool dnnl_only = false) {
   for (const bool use_dnnl : {true, false}) {
     if (use_dnnl && !DnnlAvailable()) continue;
+    if (!use_dnnl && dnnl_only) break;
     FusedEpilogue rest = e;
+    rest.residual = false;
     EpilogueArgs<float> rest_args;
     const Tensor* bias = nullptr;
     if (e.kind == FusedEpilogue::Kind::kBias && (use_dnnl || spec.depthwise)) {
@@ -62,9 +72,13 @@ inline absl::StatusOr<bool> RunFastFusedConv(
     }
     rest_args.alpha = args.alpha;
     rest_args.alpha_scalar = args.alpha_scalar;
+    // A residual the kernel does not add comes after `rest` (then e.act).
+    const bool residual_after = residual != nullptr && !use_dnnl;
+    if (residual_after) rest.act = ops::Activation::kNone;
     // The clamp can be fused only when it is the last step.
     XnnConvSpec s = spec;
-    const bool clamp_last = rest.kind == FusedEpilogue::Kind::kNone && !e.prelu;
+    const bool clamp_last =
+        rest.kind == FusedEpilogue::Kind::kNone && !e.prelu && !residual_after;
     if (clamp_last && e.act == ops::Activation::kRelu) {
       s.out_min = 0.0f;
       rest.act = ops::Activation::kNone;
@@ -76,13 +90,18 @@ inline absl::StatusOr<bool> RunFastFusedConv(
     bool done = false;
     if (use_dnnl) {
       GRAPHRT_ASSIGN_OR_RETURN(
-          done, fast.dnnl.Run(s, filter, bias, in, n, h, w, out_h, out_w, out));
+          done, fast.dnnl.Run(s, filter, bias, residual, in, n, h, w, out_h,
+                              out_w, out));
     } else {
       GRAPHRT_ASSIGN_OR_RETURN(
           done, fast.xnn.Run(s, filter, bias, in, n, h, w, out_h, out_w, out));
     }
     if (!done) continue;
-    ApplyEpilogue(rest, rest_args, out, n * out_h * out_w, spec.out_channels);
+    const int64_t rows = n * out_h * out_w;
+    ApplyEpilogue(rest, rest_args, out, rows, spec.out_channels);
+    if (residual_after) {
+      AddResidualActivate(residual, out, rows * spec.out_channels, e.act);
+    }
     return true;
   }
   return false;

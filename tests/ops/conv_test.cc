@@ -207,8 +207,22 @@ TEST(FusedConv2DTest, BiasActivationsAndBatchNorm) {
           4);
   ASSERT_TRUE(r.ok()) << r.status();
   ExpectNear(Values<float>((*r)[0]), {2, 6, 4, 6}, 1e-6f);
+  // [BiasAdd, Add(, act)] (graphrt's FuseConvAdd): + addend, then act. A
+  // same-shape addend, then one that broadcasts ([2] against [1,1,2,2]).
+  const Tensor addend = T_<float>({1, 1, 2, 2}, {-2, 1, 0.25f, 10});
+  r = run({"BiasAdd", "Add"}, {bias, addend}, 2);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>((*r)[0]),
+            (std::vector<float>{-0.5, -1.5, 3.75, 5.5}));
+  r = run({"BiasAdd", "Add", "Relu6"}, {bias, addend}, 2);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>((*r)[0]), (std::vector<float>{0, 0, 3.75, 5.5}));
+  r = run({"BiasAdd", "Add", "Relu"}, {bias, bias}, 2);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values<float>((*r)[0]), (std::vector<float>{2, 0, 4, 0}));
   // Bad configurations fail at load.
-  ExpectError(run({"BiasAdd", "Add"}, {bias, bias}, 2), "fused_ops");
+  ExpectError(run({"BiasAdd", "Add", "Elu"}, {bias, bias}, 2), "fused_ops");
+  ExpectError(run({"BiasAdd", "Add"}, {bias}, 1), "num_args");
   ExpectError(run({"BiasAdd"}, {bias, bias}, 2), "num_args");
   ExpectError(run({"BiasAdd"}, {T_<float>({3}, {1, 2, 3})}, 1), "bias");
 }
@@ -243,7 +257,8 @@ TEST(Conv1DAnd3DTest, MatchConv2D) {
   auto x = Random(2 * 7 * 3, &rng);
   auto f = Random(3 * 3 * 2, &rng);
   OpTest c1("Conv1D");
-  c1.Attr("stride", int64_t{2}).Attr("dilation", int64_t{1})
+  c1.Attr("stride", int64_t{2})
+      .Attr("dilation", int64_t{1})
       .Attr("padding", "SAME");
   auto r1 = c1.Run({T_<float>({2, 7, 3}, x), T_<float>({3, 3, 2}, f)});
   ASSERT_TRUE(r1.ok()) << r1.status();

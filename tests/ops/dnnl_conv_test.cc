@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <thread>
 #include <vector>
@@ -71,8 +73,8 @@ TEST(DnnlConvTest, RandomGeometriesMatchReference) {
     Tensor bt = T_<float>({s.out_channels}, bias);
     std::vector<float> got(n * oh * ow * s.out_channels, -7.0f);
     DnnlConv conv;
-    auto done = conv.Run(s, ft, with_bias ? &bt : nullptr, x.data(), n, h, w,
-                         oh, ow, got.data());
+    auto done = conv.Run(s, ft, with_bias ? &bt : nullptr, nullptr, x.data(), n,
+                         h, w, oh, ow, got.data());
     ASSERT_TRUE(done.ok()) << done.status();
     const bool is_plain =
         !s.depthwise && s.dilation_h == 1 && s.dilation_w == 1;
@@ -101,18 +103,22 @@ TEST(DnnlConvTest, ReusesPrimitivesPerShapeAndDeclinesChangingFilters) {
   Tensor f = T_<float>({1, 1, 3, 4}, fv);
   DnnlConv conv;
   std::vector<float> first(16), again(16), batch2(32);
-  ASSERT_TRUE(*conv.Run(s, f, nullptr, x.data(), 1, 2, 2, 2, 2, first.data()));
-  ASSERT_TRUE(*conv.Run(s, f, nullptr, x.data(), 1, 2, 2, 2, 2, again.data()));
+  ASSERT_TRUE(
+      *conv.Run(s, f, nullptr, nullptr, x.data(), 1, 2, 2, 2, 2, first.data()));
+  ASSERT_TRUE(
+      *conv.Run(s, f, nullptr, nullptr, x.data(), 1, 2, 2, 2, 2, again.data()));
   EXPECT_EQ(first, again);
   // Another input shape is another primitive over the same filter.
-  ASSERT_TRUE(*conv.Run(s, f, nullptr, x.data(), 2, 2, 2, 2, 2, batch2.data()));
+  ASSERT_TRUE(*conv.Run(s, f, nullptr, nullptr, x.data(), 2, 2, 2, 2, 2,
+                        batch2.data()));
   ExpectNear(batch2, Reference(s, x, fv, nullptr, 2, 2, 2, 2, 2));
   // New filter buffers: built until kMaxDistinctKeys keys, then declined.
   int accepted = 0;
   for (int i = 0; i < DnnlConv::kMaxDistinctKeys + 3; ++i) {
     Tensor g = T_<float>({1, 1, 3, 4}, Random(12, &rng));
     std::vector<float> out(16, -1.0f);
-    auto done = conv.Run(s, g, nullptr, x.data(), 1, 2, 2, 2, 2, out.data());
+    auto done =
+        conv.Run(s, g, nullptr, nullptr, x.data(), 1, 2, 2, 2, 2, out.data());
     ASSERT_TRUE(done.ok()) << done.status();
     if (*done) {
       ++accepted;
@@ -121,7 +127,8 @@ TEST(DnnlConvTest, ReusesPrimitivesPerShapeAndDeclinesChangingFilters) {
     }
   }
   EXPECT_EQ(accepted, DnnlConv::kMaxDistinctKeys - 2);
-  ASSERT_TRUE(*conv.Run(s, f, nullptr, x.data(), 1, 2, 2, 2, 2, again.data()));
+  ASSERT_TRUE(
+      *conv.Run(s, f, nullptr, nullptr, x.data(), 1, 2, 2, 2, 2, again.data()));
   EXPECT_EQ(first, again);
 }
 
@@ -145,12 +152,48 @@ TEST(DnnlConvTest, DepthwiseTakesTheJitKernel) {
     Tensor bt = T_<float>({24}, bias);
     std::vector<float> got(16 * 16 * 24);
     DnnlConv conv;
-    auto done =
-        conv.Run(s, Filter(s, f), &bt, x.data(), 1, 16, 16, 16, 16, got.data());
+    auto done = conv.Run(s, Filter(s, f), &bt, nullptr, x.data(), 1, 16, 16, 16,
+                         16, got.data());
     ASSERT_TRUE(done.ok()) << done.status();
     ASSERT_TRUE(*done) << k << "x" << k << " depthwise declined";
     ExpectNear(got, Reference(s, x, f, &bias, 1, 16, 16, 16, 16));
   }
+}
+
+// The residual addend goes into the epilogue after the bias and before the
+// clamp, whether it is copied into the output first or already is the
+// output (in-place, as when the executor forwards its storage).
+TEST(DnnlConvTest, ResidualIsAddedBeforeTheClamp) {
+  if (!nn::DnnlAvailable()) GTEST_SKIP() << "oneDNN off";
+  XnnConvSpec s;
+  s.in_channels = 16;
+  s.out_channels = 24;
+  s.out_min = 0.0f;
+  s.out_max = 6.0f;
+  std::mt19937 rng(4);
+  auto x = Random(8 * 8 * 16, &rng);
+  auto f = Random(16 * 24, &rng);
+  auto bias = Random(24, &rng);
+  auto res = Random(8 * 8 * 24, &rng);
+  for (auto& v : res) v = 8.0f * v - 4.0f;  // some sums leave [0, 6]
+  Tensor ft = Filter(s, f), bt = T_<float>({24}, bias);
+  // Reference: the unfused order, (conv + bias) + residual, then clamp.
+  XnnConvSpec plain = s;
+  plain.out_min = -std::numeric_limits<float>::infinity();
+  plain.out_max = std::numeric_limits<float>::infinity();
+  auto want = Reference(plain, x, f, &bias, 1, 8, 8, 8, 8);
+  for (size_t i = 0; i < want.size(); ++i) {
+    want[i] = std::clamp(want[i] + res[i], 0.0f, 6.0f);
+  }
+  DnnlConv conv;
+  std::vector<float> copied(want.size(), -1.0f);
+  ASSERT_TRUE(*conv.Run(s, ft, &bt, res.data(), x.data(), 1, 8, 8, 8, 8,
+                        copied.data()));
+  ExpectNear(copied, want);
+  std::vector<float> in_place = res;
+  ASSERT_TRUE(*conv.Run(s, ft, &bt, in_place.data(), x.data(), 1, 8, 8, 8, 8,
+                        in_place.data()));
+  EXPECT_EQ(in_place, copied);
 }
 
 TEST(DnnlConvTest, DeclinesOutputSizeMismatch) {
@@ -160,7 +203,8 @@ TEST(DnnlConvTest, DeclinesOutputSizeMismatch) {
   Tensor f = T_<float>({1, 1, 1, 1}, {2});
   std::vector<float> x(4, 1.0f), out(9, -1.0f);
   DnnlConv conv;
-  auto done = conv.Run(s, f, nullptr, x.data(), 1, 2, 2, 3, 3, out.data());
+  auto done =
+      conv.Run(s, f, nullptr, nullptr, x.data(), 1, 2, 2, 3, 3, out.data());
   ASSERT_TRUE(done.ok());
   EXPECT_FALSE(*done);
   EXPECT_EQ(out, std::vector<float>(9, -1.0f));
@@ -178,15 +222,15 @@ TEST(DnnlConvTest, ConcurrentRunsAgree) {
   Tensor f = T_<float>({3, 3, 16, 24}, Random(3 * 3 * 16 * 24, &rng));
   DnnlConv conv;
   std::vector<float> want(12 * 12 * 24);
-  ASSERT_TRUE(
-      *conv.Run(s, f, nullptr, x.data(), 1, 12, 12, 12, 12, want.data()));
+  ASSERT_TRUE(*conv.Run(s, f, nullptr, nullptr, x.data(), 1, 12, 12, 12, 12,
+                        want.data()));
   std::vector<std::vector<float>> got(4, std::vector<float>(want.size()));
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int r = 0; r < 20; ++r) {
-        auto done =
-            conv.Run(s, f, nullptr, x.data(), 1, 12, 12, 12, 12, got[t].data());
+        auto done = conv.Run(s, f, nullptr, nullptr, x.data(), 1, 12, 12, 12,
+                             12, got[t].data());
         if (!done.ok() || !*done) return;
       }
     });
@@ -206,7 +250,8 @@ TEST(DnnlConvTest, LeavesTheCallersOpenMpThreadCountAlone) {
   Tensor f = T_<float>({1, 1, 8, 8}, Random(64, &rng));
   std::vector<float> out(4 * 4 * 8);
   DnnlConv conv;
-  ASSERT_TRUE(*conv.Run(s, f, nullptr, x.data(), 1, 4, 4, 4, 4, out.data()));
+  ASSERT_TRUE(
+      *conv.Run(s, f, nullptr, nullptr, x.data(), 1, 4, 4, 4, 4, out.data()));
   EXPECT_EQ(omp_get_max_threads(), 3);
 }
 
@@ -227,7 +272,8 @@ TEST(DnnlConvTest, LargeBiasIsAddedAfterTheDotProduct) {
   Tensor bt = T_<float>({s.out_channels}, bias);
   std::vector<float> got(hw * hw * s.out_channels);
   DnnlConv conv;
-  ASSERT_TRUE(*conv.Run(s, ft, &bt, x.data(), 1, hw, hw, hw, hw, got.data()));
+  ASSERT_TRUE(
+      *conv.Run(s, ft, &bt, nullptr, x.data(), 1, hw, hw, hw, hw, got.data()));
   const auto want = Reference(s, x, f, &bias, 1, hw, hw, hw, hw);
   double total_error = 0;
   for (size_t i = 0; i < got.size(); ++i)

@@ -22,8 +22,22 @@ std::unique_ptr<Graph> BuildGraph(const std::string& text,
 // A diamond of width 8: x -> a_i = x + c -> sum chain.
 std::string WideGraph() {
   std::string text = R"pb(
-    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "c"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
   )pb";
   for (int i = 0; i < 8; ++i) {
     text += "node { name: \"a" + std::to_string(i) +
@@ -89,7 +103,14 @@ INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(1, 4));
 
 TEST(ExecutorErrors, MissingInputNamesIt) {
   auto g = BuildGraph(R"pb(
-    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
     node { name: "y" op: "Identity" input: "x" }
   )pb");
   ResourceManager resources;
@@ -116,11 +137,34 @@ TEST(ExecutorErrors, KernelErrorNamesNode) {
   WeightMap w;
   w["c"] = Tensor::FromVector<float>({1.f, 2.f, 3.f});
   auto g = BuildGraph(R"pb(
-    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } }
-    node { name: "bad_add" op: "AddV2" input: "x" input: "c"
-           attr { key: "T" value { type: DT_FLOAT } } }
-  )pb", w);
+                        node {
+                          name: "x"
+                          op: "Placeholder"
+                          attr {
+                            key: "dtype"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                        node {
+                          name: "c"
+                          op: "Const"
+                          attr {
+                            key: "dtype"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                        node {
+                          name: "bad_add"
+                          op: "AddV2"
+                          input: "x"
+                          input: "c"
+                          attr {
+                            key: "T"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                      )pb",
+                      w);
   ResourceManager resources;
   Executor exec(g.get(), &resources, nullptr);
   std::vector<Feed> feeds = {{{0, 0}, Tensor::FromVector<float>({1.f, 2.f})}};
@@ -133,7 +177,14 @@ TEST(ExecutorErrors, KernelErrorNamesNode) {
 
 TEST(ExecutorErrors, MissingOutputIndex) {
   auto g = BuildGraph(R"pb(
-    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
     node { name: "y" op: "Identity" input: "x" }
   )pb");
   ResourceManager resources;
@@ -142,6 +193,122 @@ TEST(ExecutorErrors, MissingOutputIndex) {
   auto out = exec.Run(feeds, {{1, 3}});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("no output 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace graphrt
+
+namespace graphrt {
+namespace {
+
+// x -> r = Neg(x) -> conv = _FusedConv2D[BiasAdd, Add, Relu](x, f, b, r):
+// the residual r is an intermediate value whose only consumer is the conv,
+// so the executor lets the kernel take r's storage as its output (in-place
+// residual add). Fetching r too forbids that; both runs must give the same
+// conv output, and the fetched r must keep its values.
+std::unique_ptr<Graph> ResidualConvGraph(WeightMap* w) {
+  (*w)["f"] = Tensor::FromVector<float>(
+      {0.5f, -1.f, 0.25f, 2.f, 1.f, 0.f, -0.5f, 0.75f, 1.5f},
+      Shape({1, 1, 3, 3}));
+  (*w)["b"] = Tensor::FromVector<float>({0.1f, -0.2f, 0.3f});
+  return BuildGraph(R"pb(
+                      node {
+                        name: "x"
+                        op: "Placeholder"
+                        attr {
+                          key: "dtype"
+                          value { type: DT_FLOAT }
+                        }
+                      }
+                      node {
+                        name: "f"
+                        op: "Const"
+                        attr {
+                          key: "dtype"
+                          value { type: DT_FLOAT }
+                        }
+                      }
+                      node {
+                        name: "b"
+                        op: "Const"
+                        attr {
+                          key: "dtype"
+                          value { type: DT_FLOAT }
+                        }
+                      }
+                      node {
+                        name: "r"
+                        op: "Neg"
+                        input: "x"
+                        attr {
+                          key: "T"
+                          value { type: DT_FLOAT }
+                        }
+                      }
+                      node {
+                        name: "conv"
+                        op: "_FusedConv2D"
+                        input: "x"
+                        input: "f"
+                        input: "b"
+                        input: "r"
+                        attr {
+                          key: "T"
+                          value { type: DT_FLOAT }
+                        }
+                        attr {
+                          key: "strides"
+                          value { list { i: 1 i: 1 i: 1 i: 1 } }
+                        }
+                        attr {
+                          key: "padding"
+                          value { s: "VALID" }
+                        }
+                        attr {
+                          key: "fused_ops"
+                          value { list { s: "BiasAdd" s: "Add" s: "Relu" } }
+                        }
+                        attr {
+                          key: "num_args"
+                          value { i: 2 }
+                        }
+                      }
+                    )pb",
+                    *w);
+}
+
+TEST(ExecutorInPlace, ForwardedResidualGivesTheSameValues) {
+  WeightMap w;
+  auto g = ResidualConvGraph(&w);
+  ASSERT_NE(g, nullptr);
+  std::vector<float> xv(2 * 4 * 4 * 3);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = 0.37f * (i % 11) - 1.5f;
+  const Tensor x = Tensor::FromVector<float>(xv, Shape({2, 4, 4, 3}));
+  // Reference: the same arithmetic, unfused.
+  std::vector<float> want(xv.size());
+  const float* f = w["f"].data<float>();
+  const float* b = w["b"].data<float>();
+  for (size_t p = 0; p < xv.size() / 3; ++p) {
+    for (int o = 0; o < 3; ++o) {
+      float acc = 0;
+      for (int c = 0; c < 3; ++c) acc += xv[p * 3 + c] * f[c * 3 + o];
+      want[p * 3 + o] = std::max(0.f, (acc + b[o]) + -xv[p * 3 + o]);
+    }
+  }
+  ResourceManager resources;
+  Executor exec(g.get(), &resources, nullptr);
+  std::vector<Feed> feeds = {{{0, 0}, x}};
+  for (int run = 0; run < 3; ++run) {
+    auto only_conv = exec.Run(feeds, {{4, 0}});
+    ASSERT_TRUE(only_conv.ok()) << only_conv.status();
+    auto both = exec.Run(feeds, {{4, 0}, {3, 0}});
+    ASSERT_TRUE(both.ok()) << both.status();
+    EXPECT_TRUE((*only_conv)[0].IdenticalTo((*both)[0]));
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR((*both)[0].data<float>()[i], want[i], 1e-5f) << i;
+      EXPECT_EQ((*both)[1].data<float>()[i], -xv[i]) << i;  // r intact
+    }
+  }
 }
 
 }  // namespace

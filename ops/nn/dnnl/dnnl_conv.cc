@@ -91,10 +91,10 @@ bool DnnlAvailable() {
 
 struct DnnlConv::ExecContext {
   dnnl_memory_t src = nullptr, weights = nullptr, bias = nullptr, dst = nullptr,
-                scratch = nullptr;
+                scratch = nullptr, residual = nullptr;
   AlignedBuffer scratch_buffer;
   ~ExecContext() {
-    for (dnnl_memory_t m : {src, weights, bias, dst, scratch}) {
+    for (dnnl_memory_t m : {src, weights, bias, dst, scratch, residual}) {
       if (m != nullptr) dnnl_memory_destroy(m);
     }
   }
@@ -106,6 +106,7 @@ struct DnnlConv::Entry {
   Tensor filter;  // keeps the keyed buffers alive
   Tensor bias;
   bool has_bias = false;
+  bool has_residual = false;
   bool usable = false;  // false: oneDNN declined this key
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t primitive = nullptr;
@@ -121,10 +122,10 @@ struct DnnlConv::Entry {
   }
 
   bool Matches(const XnnConvSpec& s, const Tensor& f, const Tensor* b,
-               int64_t nn, int64_t hh, int64_t ww) const {
+               bool residual, int64_t nn, int64_t hh, int64_t ww) const {
     if (!(spec == s) || n != nn || h != hh || w != ww ||
-        f.buffer() != filter.buffer() || f.raw_data() != filter.raw_data() ||
-        (b != nullptr) != has_bias) {
+        residual != has_residual || f.buffer() != filter.buffer() ||
+        f.raw_data() != filter.raw_data() || (b != nullptr) != has_bias) {
       return false;
     }
     return b == nullptr ||
@@ -198,9 +199,13 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
   }
   st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
   const bool lo = std::isfinite(s.out_min), hi = std::isfinite(s.out_max);
-  if (st == dnnl_success && (lo || hi)) {
+  if (st == dnnl_success && (lo || hi || has_residual)) {
     st = dnnl_post_ops_create(&post_ops);
-    if (st == dnnl_success) {
+    // Post-op 0: + residual (same shape and layout as dst); then the clamp.
+    if (st == dnnl_success && has_residual) {
+      st = dnnl_post_ops_append_sum(post_ops, 1.0f);
+    }
+    if (st == dnnl_success && (lo || hi)) {
       if (lo && !hi && s.out_min == 0.0f) {
         st = dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu,
                                           0.0f, 0.0f);
@@ -293,6 +298,9 @@ DnnlConv::Entry::NewContext() const {
     st = dnnl_memory_create(&c->bias, &bias_md, Engine(),
                             const_cast<void*>(bias.raw_data()));
   }
+  if (st == dnnl_success && has_residual) {
+    st = dnnl_memory_create(&c->residual, &dst_md, Engine(), DNNL_MEMORY_NONE);
+  }
   if (st == dnnl_success && scratch_bytes > 0) {
     c->scratch_buffer = AllocAligned(scratch_bytes);
     if (c->scratch_buffer == nullptr) {
@@ -315,8 +323,9 @@ DnnlConv::~DnnlConv() = default;
 
 absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
                                    const Tensor& filter, const Tensor* bias,
-                                   const float* in, int64_t n, int64_t h,
-                                   int64_t w, int64_t out_h, int64_t out_w,
+                                   const float* residual, const float* in,
+                                   int64_t n, int64_t h, int64_t w,
+                                   int64_t out_h, int64_t out_w,
                                    float* out) const {
   if (!DnnlAvailable() || n <= 0 || h <= 0 || w <= 0 || out_h <= 0 ||
       out_w <= 0 || h > kMaxDim || w > kMaxDim || n > kMaxDim ||
@@ -331,7 +340,7 @@ absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
   {
     MutexLock lock(&mu_);
     for (auto& e : entries_) {
-      if (e->Matches(spec, filter, bias, n, h, w)) {
+      if (e->Matches(spec, filter, bias, residual != nullptr, n, h, w)) {
         entry = e.get();
         break;
       }
@@ -353,6 +362,7 @@ absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
       e->w = w;
       e->filter = filter;
       e->has_bias = bias != nullptr;
+      e->has_residual = residual != nullptr;
       if (bias != nullptr) e->bias = *bias;
       absl::Status built = e->Build(out_h, out_w);
       entry = e.get();
@@ -374,8 +384,11 @@ absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
   if (st == dnnl_success) {
     st = dnnl_memory_set_data_handle_v2(ctx->dst, out, ThreadStream());
   }
+  if (st == dnnl_success && residual != nullptr && residual != out) {
+    std::memcpy(out, residual, dnnl_memory_desc_get_size(&entry->dst_md));
+  }
   if (st == dnnl_success) {
-    dnnl_exec_arg_t args[5];
+    dnnl_exec_arg_t args[6];
     int nargs = 0;
     args[nargs++] = {DNNL_ARG_SRC, ctx->src};
     args[nargs++] = {DNNL_ARG_WEIGHTS, ctx->weights};
@@ -384,6 +397,7 @@ absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
     if (ctx->scratch != nullptr) {
       args[nargs++] = {DNNL_ARG_SCRATCHPAD, ctx->scratch};
     }
+
     st = dnnl_primitive_execute(entry->primitive, ThreadStream(), nargs, args);
   }
   {

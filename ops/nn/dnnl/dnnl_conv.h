@@ -14,10 +14,10 @@
 //
 // Lifecycle / ownership: one DnnlConv per kernel (created at load, empty).
 // The first Run with a given (filter buffer, bias buffer, spec, input
-// shape) creates the primitive (oneDNN JIT-compiles its kernel) and
-// reorders the filter once into the blocked layout the kernel wants; later
-// Runs reuse both. Like XnnConv it holds references to the filter and bias
-// tensors (the identity key) and declines (Run returns false) after
+// shape, residual or not) creates the primitive (oneDNN JIT-compiles its
+// kernel) and reorders the filter once into the blocked layout the kernel
+// wants; later Runs reuse both. Like XnnConv it holds references to the filter
+// and bias tensors (the identity key) and declines (Run returns false) after
 // kMaxDistinctKeys distinct keys, or when oneDNN offers only its reference
 // (non-JIT) implementation for a geometry.
 //
@@ -63,13 +63,16 @@ class DnnlConv {
   DnnlConv& operator=(const DnnlConv&) = delete;
 
   // Same contract as XnnConv::Run: out [n, out_h, out_w, out_channels] =
-  // clamp(conv(in, filter) + bias) with `spec`'s clamp (Relu / Relu6 /
-  // none). Returns false, without writing `out`, when oneDNN cannot take
-  // this call.
+  // clamp(conv(in, filter) + bias + residual) with `spec`'s clamp (Relu /
+  // Relu6 / none). `residual` (may be null) has the output's shape; it is
+  // added in the kernel's epilogue (oneDNN's sum post-op, which
+  // accumulates onto `out`: the residual is copied there first unless it
+  // already is `out`), after the bias and before the clamp. Returns false,
+  // without writing `out`, when oneDNN cannot take this call.
   absl::StatusOr<bool> Run(const XnnConvSpec& spec, const Tensor& filter,
-                           const Tensor* bias, const float* in, int64_t n,
-                           int64_t h, int64_t w, int64_t out_h, int64_t out_w,
-                           float* out) const;
+                           const Tensor* bias, const float* residual,
+                           const float* in, int64_t n, int64_t h, int64_t w,
+                           int64_t out_h, int64_t out_w, float* out) const;
 
  private:
   struct Entry;

@@ -378,6 +378,80 @@ TEST(FuseAddActivationTest, LeavesOtherAdds) {
   }
 }
 
+// x -> _FusedConv2D[BiasAdd](x, filter, bias) -> AddV2(conv, r) (with
+// FuseAddActivation's _fused_activation when `act` is set) -> out.
+struct ResidualChain {
+  GraphDef g;
+  WeightMap w;
+  explicit ResidualChain(const std::string& act, bool conv_first = true) {
+    Add(&g, "x", "Placeholder", {});
+    Add(&g, "r", "Neg", {"x"});
+    ConstWeight(&g, &w, "filter", Shape({1, 1, 4, 4}));
+    ConstWeight(&g, &w, "bias", Shape({4}));
+    NodeDef* conv = Add(&g, "conv", "_FusedConv2D", {"x", "filter", "bias"});
+    ConvAttrs(conv);
+    (*conv->mutable_attr())["fused_ops"].mutable_list()->add_s("BiasAdd");
+    (*conv->mutable_attr())["num_args"].set_i(1);
+    NodeDef* add = Add(&g, "add", "AddV2",
+                       conv_first ? std::vector<std::string>{"conv", "r"}
+                                  : std::vector<std::string>{"r", "conv:0"});
+    if (!act.empty()) (*add->mutable_attr())["_fused_activation"].set_s(act);
+    Add(&g, "out", "Neg", {"add"});
+  }
+};
+
+TEST(FuseConvAddTest, FusesTheResidualAddIntoTheConv) {
+  for (const std::string act : {"", "Relu", "Relu6"}) {
+    for (bool conv_first : {true, false}) {
+      ResidualChain c(act, conv_first);
+      EXPECT_EQ(FuseConvAdd(&c.g, {}), 1) << act;
+      EXPECT_EQ(Find(c.g, "conv"), nullptr);
+      const NodeDef* f = Find(c.g, "add");
+      ASSERT_NE(f, nullptr);
+      EXPECT_EQ(f->op(), "_FusedConv2D");
+      ASSERT_EQ(f->input_size(), 4);
+      EXPECT_EQ(f->input(0), "x");
+      EXPECT_EQ(f->input(1), "filter");
+      EXPECT_EQ(f->input(2), "bias");
+      EXPECT_EQ(f->input(3), "r");
+      std::vector<std::string> want = {"BiasAdd", "Add"};
+      if (!act.empty()) want.push_back(act);
+      EXPECT_EQ(FusedOps(*f), want);
+      EXPECT_EQ(f->attr().at("num_args").i(), 2);
+      EXPECT_FALSE(f->attr().contains("_fused_activation"));
+      auto built = Graph::Build(c.g, c.w, BuiltinOps(), "test");
+      EXPECT_TRUE(built.ok()) << built.status();
+    }
+  }
+}
+
+TEST(FuseConvAddTest, LeavesOtherAdds) {
+  {  // The conv has a second consumer.
+    ResidualChain c("Relu");
+    Add(&c.g, "other", "Neg", {"conv"});
+    EXPECT_EQ(FuseConvAdd(&c.g, {}), 0);
+  }
+  {  // The conv must stay fetchable.
+    ResidualChain c("Relu");
+    EXPECT_EQ(FuseConvAdd(&c.g, {"conv"}), 0);
+  }
+  {  // The conv already has an activation.
+    ResidualChain c("");
+    (*c.g.mutable_node(4)->mutable_attr())["fused_ops"].mutable_list()->add_s(
+        "Relu");
+    EXPECT_EQ(FuseConvAdd(&c.g, {}), 0);
+  }
+  {  // An activation the fused kernel does not take.
+    ResidualChain c("Tanh");
+    EXPECT_EQ(FuseConvAdd(&c.g, {}), 0);
+  }
+  {  // Not float32.
+    ResidualChain c("");
+    (*c.g.mutable_node(5)->mutable_attr())["T"].set_type(tensorflow::DT_HALF);
+    EXPECT_EQ(FuseConvAdd(&c.g, {}), 0);
+  }
+}
+
 TEST(RemoveIdentitiesTest, RewiresConsumersThroughChains) {
   GraphDef g;
   Add(&g, "x", "Placeholder", {});
