@@ -5,7 +5,6 @@
 #include "ops/nn/dnnl/dnnl_conv.h"
 
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +16,11 @@
 #include "tests/ops/conv_reference.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/ops/test_helpers.h"
+
+extern "C" {
+int omp_get_max_threads(void);
+void omp_set_num_threads(int num_threads);
+}
 
 namespace graphrt::testing {
 namespace {

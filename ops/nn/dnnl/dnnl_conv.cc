@@ -1,7 +1,5 @@
 #include "ops/nn/dnnl/dnnl_conv.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +10,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "oneapi/dnnl/dnnl.h"
+
+// libgomp's C entry points (oneDNN's OpenMP runtime), declared here rather
+// than through <omp.h>, which is GCC's and absent from clang's default
+// include path (the fuzz build).
+extern "C" {
+int omp_get_max_threads(void);
+void omp_set_num_threads(int num_threads);
+}
 
 namespace graphrt {
 namespace nn {
