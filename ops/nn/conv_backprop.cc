@@ -9,7 +9,9 @@
 // input_sizes. Computed per batch image as GEMM + col2im: a block of
 // out_backprop rows [rows, out_ch] times filter^T [out_ch, kh*kw*in_ch]
 // gives per-tap contributions that are scattered (added) into the input
-// gradient in a fixed order. Batch images are split over oneTBB.
+// gradient in a fixed order. Batch images are split over oneTBB. float32
+// runs on oneDNN's transposed convolution first (ops/nn/dnnl/dnnl_conv.h,
+// filter prepacked once per node) when it takes the geometry.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -21,6 +23,7 @@
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
 #include "ops/nn/conv_util.h"
+#include "ops/nn/dnnl/dnnl_conv.h"
 #include "ops/nn/nn_ops.h"
 #include "runtime/status_macros.h"
 
@@ -157,7 +160,15 @@ class BackpropInputKernel : public Kernel {
     g.pt = hd.pad_before;
     g.pl = wd.pad_before;
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({g.n, g.h, g.w, g.cin}));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor dx, Tensor::Allocate(dy.dtype(), shape));
+    Tensor dx;
+    if (dy.dtype() == DType::kFloat32) {
+      // oneDNN's transposed convolution writes every element of dx.
+      GRAPHRT_ASSIGN_OR_RETURN(dx,
+                               Tensor::AllocateUninitialized(dy.dtype(), shape));
+      GRAPHRT_ASSIGN_OR_RETURN(bool done, RunDnnl(g, filter, dy, &dx));
+      if (done) return Finish(ctx, std::move(dx));
+    }
+    GRAPHRT_ASSIGN_OR_RETURN(dx, Tensor::Allocate(dy.dtype(), shape));
     GRAPHRT_RETURN_IF_ERROR((ops::DispatchDType<float, double>(
         dy.dtype(), "Conv2DBackpropInput", [&](auto tag) {
           using T = typename decltype(tag)::type;
@@ -165,6 +176,11 @@ class BackpropInputKernel : public Kernel {
                            dx.mutable_data<T>(), g);
           return absl::OkStatus();
         })));
+    return Finish(ctx, std::move(dx));
+  }
+
+ private:
+  absl::Status Finish(KernelContext& ctx, Tensor dx) const {
     if (w_.channels_first) {
       GRAPHRT_ASSIGN_OR_RETURN(dx, nn::ChannelsFirstCopy(dx));
     }
@@ -172,9 +188,33 @@ class BackpropInputKernel : public Kernel {
     return absl::OkStatus();
   }
 
- private:
+  // float32 on oneDNN (filter prepacked on first use); false when it
+  // declines.
+  absl::StatusOr<bool> RunDnnl(const BackpropGeometry& g, const Tensor& filter,
+                               const Tensor& dy, Tensor* dx) const {
+    nn::XnnConvSpec spec;
+    spec.kh = g.kh;
+    spec.kw = g.kw;
+    spec.stride_h = g.sh;
+    spec.stride_w = g.sw;
+    spec.dilation_h = g.dh;
+    spec.dilation_w = g.dw;
+    spec.pad_top = g.pt;
+    spec.pad_left = g.pl;
+    // Trailing padding that makes the floor-formula output size g.oh / g.ow
+    // (negative when TF leaves trailing input rows outside every window).
+    spec.pad_bottom = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.h - g.pt;
+    spec.pad_right = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.w - g.pl;
+    if (spec.pad_bottom < 0 || spec.pad_right < 0) return false;
+    spec.in_channels = g.cin;
+    spec.out_channels = g.cout;
+    return dnnl_.RunBackpropInput(spec, filter, dy.data<float>(), g.n, g.h,
+                                  g.w, g.oh, g.ow, dx->mutable_data<float>());
+  }
+
   WindowAttrs w_;
   DType t_;
+  nn::DnnlConv dnnl_;
 };
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreateBackpropInput(

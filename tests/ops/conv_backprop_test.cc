@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/array/op_util.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/ops/test_helpers.h"
 
@@ -85,6 +86,46 @@ TEST(Conv2DBackpropInputTest, AdjointOfConv2D) {
     ++ran;
   }
   EXPECT_GT(ran, 40);
+}
+
+// float32 (oneDNN's transposed convolution when it takes the geometry)
+// against float64 (the portable GEMM + col2im), element by element, on the
+// corpus's upsampling shapes: 2x2/2 (selfie), 4x4/2 SAME (efficientpose),
+// 3x3/2 SAME (a trailing pad row), with more than 16 channels.
+TEST(Conv2DBackpropInputTest, Float32MatchesFloat64) {
+  std::mt19937 rng(3);
+  struct Case {
+    int64_t k, h, cin, cout;
+  };
+  for (const Case& c : {Case{2, 16, 16, 1}, Case{4, 12, 16, 16},
+                        Case{3, 11, 24, 20}, Case{2, 8, 3, 40}}) {
+    const int64_t oh = (c.h + 1) / 2;  // SAME, stride 2
+    auto f = Random(c.k * c.k * c.cin * c.cout, &rng);
+    auto dy = Random(2 * oh * oh * c.cout, &rng);
+    auto run = [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      OpTest t("Conv2DBackpropInput");
+      t.Attr("strides", std::vector<int64_t>{1, 2, 2, 1})
+          .Attr("padding", "SAME");
+      auto r = t.Run({T_<int32_t>({4}, {2, static_cast<int32_t>(c.h),
+                                        static_cast<int32_t>(c.h),
+                                        static_cast<int32_t>(c.cin)}),
+                      T_<T>({c.k, c.k, c.cin, c.cout},
+                            std::vector<T>(f.begin(), f.end())),
+                      T_<T>({2, oh, oh, c.cout},
+                            std::vector<T>(dy.begin(), dy.end()))});
+      EXPECT_TRUE(r.ok()) << r.status();
+      std::vector<float> out;
+      if (r.ok()) {
+        for (T v : Values<T>((*r)[0])) out.push_back(static_cast<float>(v));
+      }
+      return out;
+    };
+    auto f32 = run(ops::TypeTag<float>{});
+    auto f64 = run(ops::TypeTag<double>{});
+    ASSERT_EQ(f32.size(), static_cast<size_t>(2 * c.h * c.h * c.cin));
+    ExpectNear(f32, f64);
+  }
 }
 
 TEST(Conv2DBackpropInputTest, Errors) {

@@ -113,6 +113,7 @@ struct DnnlConv::Entry {
   Tensor bias;
   bool has_bias = false;
   bool has_residual = false;
+  bool transposed = false;  // RunBackpropInput: src dy, dst dx
   bool usable = false;  // false: oneDNN declined this key
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t primitive = nullptr;
@@ -128,9 +129,10 @@ struct DnnlConv::Entry {
   }
 
   bool Matches(const XnnConvSpec& s, const Tensor& f, const Tensor* b,
-               bool residual, int64_t nn, int64_t hh, int64_t ww) const {
+               bool residual, bool t, int64_t nn, int64_t hh,
+               int64_t ww) const {
     if (!(spec == s) || n != nn || h != hh || w != ww ||
-        residual != has_residual || f.buffer() != filter.buffer() ||
+        residual != has_residual || t != transposed || f.buffer() != filter.buffer() ||
         f.raw_data() != filter.raw_data() || (b != nullptr) != has_bias) {
       return false;
     }
@@ -153,10 +155,26 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
   };
   dnnl_dims_t src_dims = {n, s.in_channels, h, w};
   dnnl_dims_t dst_dims = {n, s.out_channels, out_h, out_w};
+  if (transposed) {  // dy [n, out, oh, ow] -> dx [n, in, h, w]
+    std::swap(src_dims, dst_dims);
+  }
   dnnl_dims_t bias_dims = {s.out_channels};
   dnnl_memory_desc_t user_weights_md, any_weights_md;
   dnnl_status_t st;
-  if (s.depthwise) {
+  if (transposed) {
+    // A deconvolution's weights are {OC = conv's in, IC = conv's out, kh,
+    // kw}; TF's [kh, kw, in, out] is that with these strides.
+    dnnl_dims_t wd = {s.in_channels, s.out_channels, s.kh, s.kw};
+    dnnl_dims_t strides = {s.out_channels, 1,
+                           s.kw * s.in_channels * s.out_channels,
+                           s.in_channels * s.out_channels};
+    st = dnnl_memory_desc_init_by_strides(&user_weights_md, 4, wd, dnnl_f32,
+                                          strides);
+    if (st == dnnl_success) {
+      st = dnnl_memory_desc_init_by_tag(&any_weights_md, 4, wd, dnnl_f32,
+                                        dnnl_format_tag_any);
+    }
+  } else if (s.depthwise) {
     const int64_t mult = s.out_channels / s.in_channels;
     dnnl_dims_t wd = {s.in_channels, mult, 1, s.kh, s.kw};
     st = dnnl_memory_desc_init_by_tag(&user_weights_md, 5, wd, dnnl_f32,
@@ -191,12 +209,23 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
   dnnl_dims_t dilates = {s.dilation_h - 1, s.dilation_w - 1};
   dnnl_dims_t pad_l = {s.pad_top, s.pad_left};
   dnnl_dims_t pad_r = {s.pad_bottom, s.pad_right};
-  dnnl_convolution_desc_t desc;
-  st = dnnl_dilated_convolution_forward_desc_init(
-      &desc, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
-      &any_weights_md, has_bias ? &bias_md : nullptr, &dst_md, strides, dilates,
-      pad_l, pad_r);
+  dnnl_convolution_desc_t conv_desc;
+  dnnl_deconvolution_desc_t deconv_desc;
+  if (transposed) {
+    st = dnnl_dilated_deconvolution_forward_desc_init(
+        &deconv_desc, dnnl_forward_inference, dnnl_deconvolution_direct,
+        &src_md, &any_weights_md, nullptr, &dst_md, strides, dilates, pad_l,
+        pad_r);
+  } else {
+    st = dnnl_dilated_convolution_forward_desc_init(
+        &conv_desc, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
+        &any_weights_md, has_bias ? &bias_md : nullptr, &dst_md, strides,
+        dilates, pad_l, pad_r);
+  }
   if (st != dnnl_success) return absl::OkStatus();  // geometry not taken
+  const_dnnl_op_desc_t desc =
+      transposed ? static_cast<const_dnnl_op_desc_t>(&deconv_desc)
+                 : static_cast<const_dnnl_op_desc_t>(&conv_desc);
 
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_post_ops_t post_ops = nullptr;
@@ -227,7 +256,7 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
   }
   if (st == dnnl_success) {
     const dnnl_status_t pd_st =
-        dnnl_primitive_desc_create(&pd, &desc, attr, Engine(), nullptr);
+        dnnl_primitive_desc_create(&pd, desc, attr, Engine(), nullptr);
     if (pd_st != dnnl_success) pd = nullptr;
   }
   if (post_ops != nullptr) dnnl_post_ops_destroy(post_ops);
@@ -333,6 +362,29 @@ absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
                                    int64_t n, int64_t h, int64_t w,
                                    int64_t out_h, int64_t out_w,
                                    float* out) const {
+  return RunImpl(/*transposed=*/false, spec, filter, bias, residual, in, n, h,
+                 w, out_h, out_w, out);
+}
+
+absl::StatusOr<bool> DnnlConv::RunBackpropInput(
+    const XnnConvSpec& spec, const Tensor& filter, const float* dy, int64_t n,
+    int64_t h, int64_t w, int64_t out_h, int64_t out_w, float* dx) const {
+  if (spec.depthwise || std::isfinite(spec.out_min) ||
+      std::isfinite(spec.out_max)) {
+    return false;
+  }
+  return RunImpl(/*transposed=*/true, spec, filter, nullptr, nullptr, dy, n, h,
+                 w, out_h, out_w, dx);
+}
+
+absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed,
+                                       const XnnConvSpec& spec,
+                                       const Tensor& filter,
+                                       const Tensor* bias,
+                                       const float* residual, const float* in,
+                                       int64_t n, int64_t h, int64_t w,
+                                       int64_t out_h, int64_t out_w,
+                                       float* out) const {
   if (!DnnlAvailable() || n <= 0 || h <= 0 || w <= 0 || out_h <= 0 ||
       out_w <= 0 || h > kMaxDim || w > kMaxDim || n > kMaxDim ||
       spec.in_channels <= 0 || spec.out_channels <= 0 || spec.dilation_h <= 0 ||
@@ -346,7 +398,8 @@ absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
   {
     MutexLock lock(&mu_);
     for (auto& e : entries_) {
-      if (e->Matches(spec, filter, bias, residual != nullptr, n, h, w)) {
+      if (e->Matches(spec, filter, bias, residual != nullptr, transposed, n,
+                     h, w)) {
         entry = e.get();
         break;
       }
@@ -369,6 +422,7 @@ absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
       e->filter = filter;
       e->has_bias = bias != nullptr;
       e->has_residual = residual != nullptr;
+      e->transposed = transposed;
       if (bias != nullptr) e->bias = *bias;
       absl::Status built = e->Build(out_h, out_w);
       entry = e.get();

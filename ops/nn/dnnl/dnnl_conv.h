@@ -74,8 +74,25 @@ class DnnlConv {
                            const float* in, int64_t n, int64_t h, int64_t w,
                            int64_t out_h, int64_t out_w, float* out) const;
 
+  // Conv2DBackpropInput (the transposed convolution): dx [n, h, w,
+  // in_channels] from dy [n, out_h, out_w, out_channels] and `filter` in
+  // TF's [kh, kw, in, out] layout, for the forward convolution `spec`
+  // (regular, no clamp) whose input is [n, h, w, in_channels]. Values
+  // outside every window are 0. Returns false (nothing written) when oneDNN
+  // declines.
+  absl::StatusOr<bool> RunBackpropInput(const XnnConvSpec& spec,
+                                        const Tensor& filter, const float* dy,
+                                        int64_t n, int64_t h, int64_t w,
+                                        int64_t out_h, int64_t out_w,
+                                        float* dx) const;
+
  private:
   struct Entry;
+  absl::StatusOr<bool> RunImpl(bool transposed, const XnnConvSpec& spec,
+                               const Tensor& filter, const Tensor* bias,
+                               const float* residual, const float* in,
+                               int64_t n, int64_t h, int64_t w, int64_t out_h,
+                               int64_t out_w, float* out) const;
   struct ExecContext;
 
   mutable Mutex mu_;
