@@ -29,9 +29,9 @@ enum class Mode { kConstant, kReflect, kSymmetric };
 absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ReadPaddings(
     const Tensor& x, const Tensor& p) {
   if (p.rank() != 2 || p.dim(0) != x.rank() || p.dim(1) != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected paddings of shape [", x.rank(), ",2] for input ",
-        x.DebugString(), ", got ", p.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected paddings of shape [", x.rank(), ",2] for input ",
+                     x.DebugString(), ", got ", p.DebugString()));
   }
   GRAPHRT_ASSIGN_OR_RETURN(Tensor flat, p.Reshaped(Shape({p.num_elements()})));
   GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> v,
@@ -40,9 +40,9 @@ absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ReadPaddings(
   for (int i = 0; i < x.rank(); ++i) {
     out[i] = {v[2 * i], v[2 * i + 1]};
     if (out[i].first < 0 || out[i].second < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "paddings must be non-negative, got [", out[i].first, ", ",
-          out[i].second, "] for dim ", i));
+      return absl::InvalidArgumentError(
+          absl::StrCat("paddings must be non-negative, got [", out[i].first,
+                       ", ", out[i].second, "] for dim ", i));
     }
   }
   return out;
@@ -71,9 +71,9 @@ absl::Status PadImpl(KernelContext& ctx, const Tensor& x,
           ") in dim ", i, ", got [", a, ", ", b, "]"));
     }
     if (mode == Mode::kSymmetric && (a > d || b > d)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "SYMMETRIC paddings must be no greater than dim size (", d,
-          ") in dim ", i, ", got [", a, ", ", b, "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("SYMMETRIC paddings must be no greater than dim size (",
+                       d, ") in dim ", i, ", got [", a, ", ", b, "]"));
     }
     if (a > INT64_MAX / 4 || b > INT64_MAX / 4 || d > INT64_MAX / 2) {
       return absl::InvalidArgumentError("paddings too large");
@@ -81,27 +81,38 @@ absl::Status PadImpl(KernelContext& ctx, const Tensor& x,
     out_dims[i] = d + a + b;
   }
   GRAPHRT_ASSIGN_OR_RETURN(Shape out_shape, Shape::Make(out_dims));
-  GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                           ctx.allocate_output(0, x.dtype(), out_shape));
+  // Every element is written below (numeric and bool fills / copies; other
+  // storage types are default-constructed by the allocation).
+  GRAPHRT_ASSIGN_OR_RETURN(
+      Tensor * out, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
   const int64_t n = out->num_elements();
   if (n == 0) return absl::OkStatus();
-  if (rank == 0) {
-    ops::CopyElements(x.dtype(), x.raw_data(), 0, out->raw_data(), 0, 1);
+  // Trailing dims without padding are copied as blocks of `block` elements
+  // (NHWC images padded in H and W: whole [W, C] rows, not C-element rows);
+  // `r` dims remain, the last of them walked per block.
+  int r = rank;
+  int64_t block = 1;
+  while (r > 0 && pads[r - 1].first == 0 && pads[r - 1].second == 0) {
+    block *= x.dim(r - 1);
+    --r;
+  }
+  if (r == 0) {
+    ops::CopyElements(x.dtype(), x.raw_data(), 0, out->raw_data(), 0, n);
     return absl::OkStatus();
   }
   // Per-dim output -> source maps.
-  std::vector<std::vector<int64_t>> maps(rank);
-  for (int i = 0; i < rank; ++i) {
+  std::vector<std::vector<int64_t>> maps(r);
+  for (int i = 0; i < r; ++i) {
     maps[i].resize(out_dims[i]);
     for (int64_t j = 0; j < out_dims[i]; ++j) {
       maps[i][j] = MapIndex(j, pads[i].first, x.dim(i), mode);
     }
   }
   const std::vector<int64_t> in_strides = ops::RowMajorStrides(x.shape());
-  const int64_t inner = out_dims[rank - 1];
+  const int64_t inner = out_dims[r - 1] * block;  // elements per output row
   const int64_t rows = n / inner;
-  const int64_t in_inner = x.dim(rank - 1);
-  const int64_t before = pads[rank - 1].first;
+  const int64_t in_inner = x.dim(r - 1) * block;
+  const int64_t before = pads[r - 1].first * block;
   ops::DispatchStorage(x.dtype(), [&](auto tag) {
     using S = typename decltype(tag)::type;
     const S* src = x.data<S>();
@@ -110,11 +121,11 @@ absl::Status PadImpl(KernelContext& ctx, const Tensor& x,
     const int64_t min_rows =
         std::max<int64_t>(1, ops::kParallelMinElements / inner);
     ops::ParallelFor(rows, min_rows, [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        S* d = dst + r * inner;
-        int64_t rem = r, off = 0;
+      for (int64_t row = b; row < e; ++row) {
+        S* d = dst + row * inner;
+        int64_t rem = row, off = 0;
         bool pad_row = false;
-        for (int i = rank - 2; i >= 0; --i) {
+        for (int i = r - 2; i >= 0; --i) {
           const int64_t s = maps[i][rem % out_dims[i]];
           rem /= out_dims[i];
           if (s < 0) {
@@ -133,8 +144,11 @@ absl::Status PadImpl(KernelContext& ctx, const Tensor& x,
           std::copy(srow, srow + in_inner, d + before);
           std::fill(d + before + in_inner, d + inner, c);
         } else {
-          const std::vector<int64_t>& m = maps[rank - 1];
-          for (int64_t j = 0; j < inner; ++j) d[j] = srow[m[j]];
+          const std::vector<int64_t>& m = maps[r - 1];
+          for (int64_t j = 0; j < out_dims[r - 1]; ++j) {
+            std::copy(srow + m[j] * block, srow + (m[j] + 1) * block,
+                      d + j * block);
+          }
         }
       }
     });
@@ -178,9 +192,9 @@ class MirrorPadKernel : public Kernel {
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreatePad(const KernelInit& init) {
   if (init.num_inputs != 2 && init.num_inputs != 3) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        init.node.op(), " '", init.node.name(), "' needs 2 or 3 inputs, has ",
-        init.num_inputs));
+    return absl::InvalidArgumentError(
+        absl::StrCat(init.node.op(), " '", init.node.name(),
+                     "' needs 2 or 3 inputs, has ", init.num_inputs));
   }
   return MakeFunctionKernel(PadRun);
 }
@@ -195,8 +209,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMirrorPad(
   if (mode == "SYMMETRIC" || mode == "symmetric") {
     return std::unique_ptr<Kernel>(new MirrorPadKernel(Mode::kSymmetric));
   }
-  return attrs.Error("mode", absl::StrCat("must be REFLECT or SYMMETRIC, got '",
-                                          mode, "'"));
+  return attrs.Error(
+      "mode", absl::StrCat("must be REFLECT or SYMMETRIC, got '", mode, "'"));
 }
 
 }  // namespace
