@@ -14,6 +14,7 @@
 // V4 + valid_outputs (pad_to_max_output_size pads indices with 0); V5
 // indices, selected_scores, valid_outputs. T is float32 or float16 (scores
 // compared in T, IoU in float, as TF).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -30,37 +31,52 @@
 namespace graphrt {
 namespace {
 
-float Iou(const float* b, int64_t i, int64_t j) {
-  const float* p = b + 4 * i;
-  const float* q = b + 4 * j;
-  const float ymin_i = std::min(p[0], p[2]), ymax_i = std::max(p[0], p[2]);
-  const float xmin_i = std::min(p[1], p[3]), xmax_i = std::max(p[1], p[3]);
-  const float ymin_j = std::min(q[0], q[2]), ymax_j = std::max(q[0], q[2]);
-  const float xmin_j = std::min(q[1], q[3]), xmax_j = std::max(q[1], q[3]);
-  const float area_i = (ymax_i - ymin_i) * (xmax_i - xmin_i);
-  const float area_j = (ymax_j - ymin_j) * (xmax_j - xmin_j);
-  if (area_i <= 0 || area_j <= 0) return 0.0f;
-  const float ih = std::max(std::min(ymax_i, ymax_j) - std::max(ymin_i, ymin_j),
-                            0.0f);
-  const float iw = std::max(std::min(xmax_i, xmax_j) - std::max(xmin_i, xmin_j),
-                            0.0f);
-  const float inter = ih * iw;
-  return inter / (area_i + area_j - inter);
-}
+// Boxes with sorted corners and their areas, computed once per Run (TF's
+// IoU re-derives them for every pair; the values are the same).
+struct NormalizedBoxes {
+  std::vector<float> ymin, xmin, ymax, xmax, area;
+
+  explicit NormalizedBoxes(const std::vector<float>& b) {
+    const size_t n = b.size() / 4;
+    ymin.resize(n);
+    xmin.resize(n);
+    ymax.resize(n);
+    xmax.resize(n);
+    area.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const float* p = &b[4 * i];
+      ymin[i] = std::min(p[0], p[2]);
+      ymax[i] = std::max(p[0], p[2]);
+      xmin[i] = std::min(p[1], p[3]);
+      xmax[i] = std::max(p[1], p[3]);
+      area[i] = (ymax[i] - ymin[i]) * (xmax[i] - xmin[i]);
+    }
+  }
+
+  float Iou(int64_t i, int64_t j) const {
+    if (area[i] <= 0 || area[j] <= 0) return 0.0f;
+    const float ih =
+        std::max(std::min(ymax[i], ymax[j]) - std::max(ymin[i], ymin[j]), 0.0f);
+    const float iw =
+        std::max(std::min(xmax[i], xmax[j]) - std::max(xmin[i], xmin[j]), 0.0f);
+    const float inter = ih * iw;
+    return inter / (area[i] + area[j] - inter);
+  }
+};
 
 // Reads a float32/float16 scalar as T.
 template <typename T>
 absl::StatusOr<T> ReadScalar(const Tensor& t, DType want,
                              absl::string_view what) {
   if (t.rank() != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " must be 0-D, got shape ", t.shape().ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must be 0-D, got shape ", t.shape().ToString()));
   }
   if (t.dtype() == DType::kFloat32) return static_cast<T>(*t.data<float>());
   if (t.dtype() == DType::kFloat16) return static_cast<T>(*t.data<float16>());
-  return absl::InvalidArgumentError(absl::StrCat(
-      "expected ", what, " of dtype ", DTypeName(want), ", got ",
-      t.DebugString()));
+  return absl::InvalidArgumentError(absl::StrCat("expected ", what,
+                                                 " of dtype ", DTypeName(want),
+                                                 ", got ", t.DebugString()));
 }
 
 class NmsKernel : public Kernel {
@@ -73,9 +89,9 @@ class NmsKernel : public Kernel {
     const Tensor& boxes = ctx.input(0);
     if (boxes.dtype() == DType::kFloat32) return RunT<float>(ctx);
     if (boxes.dtype() == DType::kFloat16) return RunT<float16>(ctx);
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected boxes of dtype float32 or float16, got ",
-        boxes.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected boxes of dtype float32 or float16, got ",
+                     boxes.DebugString()));
   }
 
  private:
@@ -86,9 +102,9 @@ class NmsKernel : public Kernel {
     const Tensor& max_out = ctx.input(2);
     const DType dt = DTypeOf<T>::value;
     if (boxes.rank() != 2 || boxes.dim(1) != 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "boxes must be 2-D with 4 columns [num_boxes, 4], got ",
-          boxes.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("boxes must be 2-D with 4 columns [num_boxes, 4], got ",
+                       boxes.DebugString()));
     }
     const int64_t n = boxes.dim(0);
     if (n > std::numeric_limits<int32_t>::max()) {
@@ -100,9 +116,9 @@ class NmsKernel : public Kernel {
           boxes.DebugString(), ", got ", scores.DebugString()));
     }
     if (max_out.dtype() != DType::kInt32 || max_out.rank() != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "max_output_size must be an int32 scalar, got ",
-          max_out.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("max_output_size must be an int32 scalar, got ",
+                       max_out.DebugString()));
     }
     const int64_t output_size = *max_out.data<int32_t>();
     if (output_size < 0) {
@@ -112,9 +128,9 @@ class NmsKernel : public Kernel {
     GRAPHRT_ASSIGN_OR_RETURN(const T iou_threshold,
                              ReadScalar<T>(ctx.input(3), dt, "iou_threshold"));
     if (!(iou_threshold >= T(0.0f) && iou_threshold <= T(1.0f))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "iou_threshold must be in [0, 1], got ",
-          static_cast<float>(iou_threshold)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("iou_threshold must be in [0, 1], got ",
+                       static_cast<float>(iou_threshold)));
     }
     T score_threshold = std::numeric_limits<T>::lowest();
     if (version_ >= 3) {
@@ -123,8 +139,8 @@ class NmsKernel : public Kernel {
     }
     T sigma = T(0.0f);
     if (version_ == 5) {
-      GRAPHRT_ASSIGN_OR_RETURN(sigma,
-                               ReadScalar<T>(ctx.input(5), dt, "soft_nms_sigma"));
+      GRAPHRT_ASSIGN_OR_RETURN(
+          sigma, ReadScalar<T>(ctx.input(5), dt, "soft_nms_sigma"));
       if (!(sigma >= T(0.0f))) {
         return absl::InvalidArgumentError(absl::StrCat(
             "soft_nms_sigma must be >= 0, got ", static_cast<float>(sigma)));
@@ -146,17 +162,21 @@ class NmsKernel : public Kernel {
     auto lower_priority = [](const Candidate& a, const Candidate& b) {
       return a.score < b.score || (a.score == b.score && a.index > b.index);
     };
-    std::priority_queue<Candidate, std::vector<Candidate>,
-                        decltype(lower_priority)>
-        queue(lower_priority);
+    const NormalizedBoxes norm(box_f);
+    // The candidates heapified at once (O(n)) rather than pushed one by one.
+    std::vector<Candidate> initial;
     for (int64_t i = 0; i < n; ++i) {
-      if (score_data[i] > score_threshold) queue.push({i, score_data[i], 0});
+      if (score_data[i] > score_threshold) {
+        initial.push_back({i, score_data[i], 0});
+      }
     }
     const bool soft = sigma > T(0.0f);
-    const float scale = soft ? -0.5f / static_cast<float>(sigma) : 0.0f;
-
     std::vector<int32_t> selected;
     std::vector<T> selected_scores;
+    std::priority_queue<Candidate, std::vector<Candidate>,
+                        decltype(lower_priority)>
+        queue(lower_priority, std::move(initial));
+    const float scale = soft ? -0.5f / static_cast<float>(sigma) : 0.0f;
     while (static_cast<int64_t>(selected.size()) < output_size &&
            !queue.empty()) {
       Candidate c = queue.top();
@@ -165,11 +185,12 @@ class NmsKernel : public Kernel {
       bool hard_suppressed = false;
       for (int64_t j = static_cast<int64_t>(selected.size()) - 1;
            j >= c.suppress_begin; --j) {
-        const float sim = Iou(box_f.data(), c.index, selected[j]);
+        const float sim = norm.Iou(c.index, selected[j]);
         if (soft) {
           const T s = static_cast<T>(sim);
-          c.score = c.score * static_cast<T>(std::exp(
-                                  static_cast<float>(T(scale) * s * s)));
+          c.score =
+              c.score *
+              static_cast<T>(std::exp(static_cast<float>(T(scale) * s * s)));
         } else if (static_cast<T>(sim) > iou_threshold) {
           hard_suppressed = true;
           break;
@@ -220,8 +241,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateNms(const KernelInit& init,
                            attrs.GetBool("pad_to_max_output_size", false));
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kFloat32));
   if (t != DType::kFloat32 && t != DType::kFloat16) {
-    return attrs.Error("T", absl::StrCat("must be float32 or float16, got ",
-                                         DTypeName(t)));
+    return attrs.Error(
+        "T", absl::StrCat("must be float32 or float16, got ", DTypeName(t)));
   }
   return std::unique_ptr<Kernel>(new NmsKernel(version, pad));
 }
