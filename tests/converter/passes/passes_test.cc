@@ -452,6 +452,44 @@ TEST(FuseConvAddTest, LeavesOtherAdds) {
   }
 }
 
+// The whole pipeline: Conv2D + BiasAdd becomes a _FusedConv2D that the
+// later FuseConvAdd then takes (the graph had no _FusedConv2D before: the
+// pipeline's op scan must not skip it); a graph without the anchor ops of
+// a pass goes through unchanged.
+TEST(OptimizeInferenceGraphTest, ChainsPassesAndSkipsUnmatchable) {
+  GraphDef g;
+  WeightMap w;
+  Add(&g, "x", "Placeholder", {});
+  Add(&g, "r", "Neg", {"x"});
+  ConstWeight(&g, &w, "filter", Shape({1, 1, 4, 4}));
+  ConstWeight(&g, &w, "bias", Shape({4}));
+  ConvAttrs(Add(&g, "conv", "Conv2D", {"x", "filter"}));
+  Add(&g, "biased", "BiasAdd", {"conv", "bias"});
+  Add(&g, "add", "AddV2", {"biased", "r"});
+  Add(&g, "relu", "Relu", {"add"});
+  Add(&g, "out", "Neg", {"relu"});
+  PassStats stats = OptimizeInferenceGraph(&g, w, {"x", "out"});
+  EXPECT_EQ(stats.convs_fused, 1);
+  EXPECT_EQ(stats.adds_fused, 1);
+  EXPECT_EQ(stats.conv_adds_fused, 1);
+  const NodeDef* f = Find(g, "relu");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->op(), "_FusedConv2D");
+  EXPECT_EQ(FusedOps(*f), (std::vector<std::string>{"BiasAdd", "Add", "Relu"}));
+  EXPECT_TRUE(Graph::Build(g, w, BuiltinOps(), "test").ok());
+
+  GraphDef plain;
+  Add(&plain, "x", "Placeholder", {});
+  Add(&plain, "y", "Neg", {"x"});
+  const std::string before = plain.SerializeAsString();
+  stats = OptimizeInferenceGraph(&plain, {}, {"x", "y"});
+  EXPECT_EQ(plain.SerializeAsString(), before);
+  EXPECT_EQ(stats.identities_removed + stats.convs_fused + stats.adds_fused +
+                stats.conv_adds_fused + stats.pads_folded +
+                stats.abs_prelus_fused,
+            0);
+}
+
 TEST(RemoveIdentitiesTest, RewiresConsumersThroughChains) {
   GraphDef g;
   Add(&g, "x", "Placeholder", {});
