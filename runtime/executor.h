@@ -26,6 +26,14 @@
 // still allocate; the text-classifier and dense models' kernels do not).
 // Concurrent Runs each take their own bookkeeping and buffers.
 //
+// In-place reuse. A kernel may take an input's storage as its output
+// (KernelContext::forward_input_to_output) when the executor marks that
+// input forwardable: every other consumer of the value has finished (its
+// use count is down to this node), it is neither fed nor fetched, this node
+// receives it once, and no other tensor (view, slice) shares its buffer.
+// The residual convolution ([BiasAdd, Add] epilogue) uses it to add in
+// place.
+//
 // Memory limit. With ExecutorOptions::max_live_bytes > 0, a Run tracks the
 // bytes of the tensors its kernels allocated that are still held (fed
 // tensors and constants excluded, a buffer shared by several outputs counted
