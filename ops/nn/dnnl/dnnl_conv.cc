@@ -97,10 +97,10 @@ bool DnnlAvailable() {
 
 struct DnnlConv::ExecContext {
   dnnl_memory_t src = nullptr, weights = nullptr, bias = nullptr, dst = nullptr,
-                scratch = nullptr, residual = nullptr;
+                scratch = nullptr;
   AlignedBuffer scratch_buffer;
   ~ExecContext() {
-    for (dnnl_memory_t m : {src, weights, bias, dst, scratch, residual}) {
+    for (dnnl_memory_t m : {src, weights, bias, dst, scratch}) {
       if (m != nullptr) dnnl_memory_destroy(m);
     }
   }
@@ -114,7 +114,7 @@ struct DnnlConv::Entry {
   bool has_bias = false;
   bool has_residual = false;
   bool transposed = false;  // RunBackpropInput: src dy, dst dx
-  bool usable = false;  // false: oneDNN declined this key
+  bool usable = false;      // false: oneDNN declined this key
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t primitive = nullptr;
   AlignedBuffer packed_weights;
@@ -132,8 +132,9 @@ struct DnnlConv::Entry {
                bool residual, bool t, int64_t nn, int64_t hh,
                int64_t ww) const {
     if (!(spec == s) || n != nn || h != hh || w != ww ||
-        residual != has_residual || t != transposed || f.buffer() != filter.buffer() ||
-        f.raw_data() != filter.raw_data() || (b != nullptr) != has_bias) {
+        residual != has_residual || t != transposed ||
+        f.buffer() != filter.buffer() || f.raw_data() != filter.raw_data() ||
+        (b != nullptr) != has_bias) {
       return false;
     }
     return b == nullptr ||
@@ -236,7 +237,8 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
   const bool lo = std::isfinite(s.out_min), hi = std::isfinite(s.out_max);
   if (st == dnnl_success && (lo || hi || has_residual)) {
     st = dnnl_post_ops_create(&post_ops);
-    // Post-op 0: + residual (same shape and layout as dst); then the clamp.
+    // Post-op 0: + dst's previous contents (the residual, copied there
+    // before the call unless it already is dst); then the clamp.
     if (st == dnnl_success && has_residual) {
       st = dnnl_post_ops_append_sum(post_ops, 1.0f);
     }
@@ -333,9 +335,6 @@ DnnlConv::Entry::NewContext() const {
     st = dnnl_memory_create(&c->bias, &bias_md, Engine(),
                             const_cast<void*>(bias.raw_data()));
   }
-  if (st == dnnl_success && has_residual) {
-    st = dnnl_memory_create(&c->residual, &dst_md, Engine(), DNNL_MEMORY_NONE);
-  }
   if (st == dnnl_success && scratch_bytes > 0) {
     c->scratch_buffer = AllocAligned(scratch_bytes);
     if (c->scratch_buffer == nullptr) {
@@ -377,10 +376,8 @@ absl::StatusOr<bool> DnnlConv::RunBackpropInput(
                  w, out_h, out_w, dx);
 }
 
-absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed,
-                                       const XnnConvSpec& spec,
-                                       const Tensor& filter,
-                                       const Tensor* bias,
+absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
+                                       const Tensor& filter, const Tensor* bias,
                                        const float* residual, const float* in,
                                        int64_t n, int64_t h, int64_t w,
                                        int64_t out_h, int64_t out_w,
@@ -398,8 +395,8 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed,
   {
     MutexLock lock(&mu_);
     for (auto& e : entries_) {
-      if (e->Matches(spec, filter, bias, residual != nullptr, transposed, n,
-                     h, w)) {
+      if (e->Matches(spec, filter, bias, residual != nullptr, transposed, n, h,
+                     w)) {
         entry = e.get();
         break;
       }
