@@ -27,6 +27,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "loader/json_members.h"
 #include "loader/mapped_file.h"
+#include "loader/proto_json.h"
 #include "loader/weights_decoder.h"
 #include "nlohmann/json.hpp"
 #include "runtime/status_macros.h"
@@ -611,6 +612,10 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
 
 absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(absl::string_view json) {
   tensorflow::GraphDef graph;
+  // The fast reader (proto_json.h) takes what it can read exactly;
+  // protobuf's parser takes the rest and words the errors.
+  if (ParseProtoJsonFast(json, &graph)) return graph;
+  graph.Clear();
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
   auto status = google::protobuf::util::JsonStringToMessage(

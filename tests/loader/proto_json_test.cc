@@ -1,0 +1,228 @@
+// The fast proto3-JSON reader (loader/proto_json.h) against protobuf's
+// JsonStringToMessage: identical bytes on every graph it accepts, a
+// decline (never a different message) on what it does not read exactly.
+// The bundled models always run; the corpus ($GRAPHRT_CORPUS_DIR) and the
+// shared fixtures ($GRAPHRT_SHARED) join when set.
+#include "loader/proto_json.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "loader/json_members.h"
+#include "loader/tfjs_model.h"
+#include "proto/graph.pb.h"
+
+namespace graphrt {
+namespace {
+
+std::string Deterministic(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+// protobuf's own reading, as ParseGraphDefJson's fallback does it.
+bool ProtobufParse(absl::string_view json, tensorflow::GraphDef* out) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  return google::protobuf::util::JsonStringToMessage(
+             google::protobuf::StringPiece(json.data(), json.size()), out,
+             options)
+      .ok();
+}
+
+// Fast and protobuf agree, and fast accepts.
+void ExpectSame(absl::string_view json, const std::string& what) {
+  tensorflow::GraphDef reference, fast;
+  ASSERT_TRUE(ProtobufParse(json, &reference)) << what;
+  ASSERT_TRUE(ParseProtoJsonFast(json, &fast)) << what << " declined";
+  EXPECT_EQ(Deterministic(fast), Deterministic(reference)) << what;
+}
+
+// Fast declines, or (if it accepts) gives protobuf's message.
+void ExpectDeclinedOrSame(absl::string_view json) {
+  tensorflow::GraphDef reference, fast;
+  const bool ref_ok = ProtobufParse(json, &reference);
+  if (!ParseProtoJsonFast(json, &fast)) return;
+  ASSERT_TRUE(ref_ok) << "fast accepted what protobuf rejects: " << json;
+  EXPECT_EQ(Deterministic(fast), Deterministic(reference)) << json;
+}
+
+void FindModelJsons(const std::string& dir, std::vector<std::string>* out,
+                    int depth = 0) {
+  if (depth > 6) return;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    std::string path = dir + "/" + name;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      FindModelJsons(path, out, depth + 1);
+    } else if (absl::EndsWith(name, ".json")) {
+      out->push_back(path);
+    }
+  }
+  closedir(d);
+}
+
+// Checks modelTopology / modelInitializer of every model.json-like file
+// under `root`; returns how many graphs were compared.
+int CompareUnder(const std::string& root) {
+  std::vector<std::string> files;
+  FindModelJsons(root, &files);
+  int graphs = 0;
+  for (const std::string& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const std::string text = buf.str();
+    auto members = SplitTopLevelMembers(text);
+    if (!members.has_value()) continue;
+    for (const JsonMember& m : *members) {
+      if ((m.key == "modelTopology" || m.key == "modelInitializer") &&
+          !m.value.empty() && m.value.front() == '{') {
+        tensorflow::GraphDef reference;
+        if (!ProtobufParse(m.value, &reference)) continue;  // not a GraphDef
+        ExpectSame(m.value, file + " " + std::string(m.key));
+        ++graphs;
+      }
+    }
+  }
+  return graphs;
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+TEST(ProtoJsonTest, BundledModelsMatchProtobuf) {
+  EXPECT_GE(CompareUnder("models"), 4);
+}
+
+TEST(ProtoJsonTest, CorpusAndFixturesMatchProtobuf) {
+  int graphs = 0;
+  const std::string corpus = EnvOr("GRAPHRT_CORPUS_DIR", "");
+  const std::string shared = EnvOr("GRAPHRT_SHARED", "");
+  if (!corpus.empty()) graphs += CompareUnder(corpus);
+  if (!shared.empty()) graphs += CompareUnder(shared + "/fixtures");
+  if (corpus.empty() && shared.empty()) {
+    GTEST_SKIP() << "GRAPHRT_CORPUS_DIR / GRAPHRT_SHARED unset";
+  }
+  std::printf("compared %d graphs\n", graphs);
+  EXPECT_GT(graphs, 40);
+}
+
+TEST(ProtoJsonTest, EveryFieldKindMatchesProtobuf) {
+  // Escapes and \u (with a surrogate pair), bytes, int64 as string and
+  // number, floats incl. NaN / Infinity / numeric strings, enums by name
+  // and number, uint32-keyed maps, proto names next to JSON names,
+  // unknown members (any JSON), nulls.
+  ExpectSame(R"({
+    "node": [{
+      "name": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "op": "Const",
+      "input": ["x:0", "^y"], "device": "",
+      "attr": {
+        "s": {"s": "aGVsbG8="},
+        "s2": {"s": "aGk"},
+        "i": {"i": "-9223372036854775808"},
+        "i2": {"i": 42},
+        "f": {"f": 0.1},
+        "nan": {"f": "NaN"}, "inf": {"f": "-Infinity"}, "fs": {"f": "2.5"},
+        "b": {"b": true},
+        "t": {"type": "DT_HALF"}, "tn": {"type": 9},
+        "shape": {"shape": {"dim": [{"size": "-1"}, {"size": 3}],
+                            "unknownRank": false}},
+        "list": {"list": {"i": ["1", 2], "f": [1e-3, -0.0, 3], "type": ["DT_INT32"],
+                          "s": ["", "YQ=="], "b": [false, true]}},
+        "tensor": {"tensor": {"dtype": "DT_FLOAT", "tensorShape": {},
+                              "floatVal": [1.5, "Infinity"], "int64Val": ["7"],
+                              "tensor_content": "AAAAAA=="}},
+        "func": {"func": {"name": "f", "attr": {"T": {"type": "DT_FLOAT"}}}}
+      },
+      "experimentalDebugInfo": {"originalNodeNames": ["p"]},
+      "unknownField": {"deep": [1, {"x": null}, "s", true, -1.5e10]}
+    }],
+    "library": {"function": [{
+      "signature": {"name": "f", "inputArg": [{"name": "x", "type": "DT_FLOAT"}],
+                    "outputArg": [{"name": "y", "typeAttr": "T"}],
+                    "is_stateful": true},
+      "ret": {"y": "id:output:0"},
+      "argAttr": {"0": {"attr": {"k": {"i": "1"}}}},
+      "resourceArgUniqueId": {"1": 2, "3": 4},
+      "nodeDef": [{"name": "id", "op": "Identity", "input": ["x"]}]
+    }]},
+    "versions": {"producer": 1395, "minConsumer": null, "bad_consumers": [1]}
+  })",
+             "hand-written graph");
+}
+
+TEST(ProtoJsonTest, DeclinesWhatItDoesNotReadExactly) {
+  for (const char* json : {
+           R"({"node": [{"name": "a"}])",                   // unclosed
+           R"({"node": [{"name": "a"}]} x)",                // trailing
+           R"({"node": [{"attr": {"i": {"i": 1.5}}}]})",    // fraction
+           R"({"node": [{"attr": {"i": {"i": "1e3"}}}]})",  // exponent
+           R"({"node": [{"attr": {"i": {"i": 1e3}}}]})",
+           R"({"node": [{"attr": {"i": {"i": "99999999999999999999"}}}]})",
+           R"({"versions": {"producer": 2147483648}})",  // int32 range
+           R"({"node": [{"attr": {"t": {"type": "DT_NOPE"}}}]})",
+           R"({"node": [{"attr": {"x": {"i": "1", "f": 2}}}]})",  // oneof
+           R"({"node": [{"attr": {"f": {"f": 1e39}}}]})",         // float range
+           R"({"node": [{"attr": {"b": {"b": "true"}}}]})",
+           R"({"node": [{"attr": {"s": {"s": "***"}}}]})",  // base64
+           R"({"node": [{"name": "\ud800"}]})",             // lone surrogate
+           "{\"node\": [{\"name\": \"\x01\"}]}",            // control char
+           "{\"node\": [{\"name\": \"\xff\"}]}",            // bad UTF-8
+           R"({"node": "not a list"})",
+           R"({"node": [null]})",
+           R"({"library": {"function": [{"ret": {"y": null}}]}})",
+           R"({'node': []})",
+       }) {
+    ExpectDeclinedOrSame(json);
+    tensorflow::GraphDef fast;
+    EXPECT_FALSE(ParseProtoJsonFast(json, &fast)) << json;
+  }
+}
+
+TEST(ProtoJsonTest, DeclinesDeepNesting) {
+  std::string deep = R"({"unknown": )";
+  for (int i = 0; i < kProtoJsonMaxDepth + 5; ++i) deep += "[";
+  for (int i = 0; i < kProtoJsonMaxDepth + 5; ++i) deep += "]";
+  deep += "}";
+  tensorflow::GraphDef fast;
+  EXPECT_FALSE(ParseProtoJsonFast(deep, &fast));
+}
+
+TEST(ProtoJsonTest, ParseGraphDefJsonKeepsProtobufErrors) {
+  auto bad = ParseGraphDefJson(R"({"node": [{"name": 5}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(
+      absl::StrContains(bad.status().message(), "invalid GraphDef JSON"))
+      << bad.status();
+  auto good = ParseGraphDefJson(R"({"node": [{"name": "a", "op": "NoOp"}]})");
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(good->node(0).op(), "NoOp");
+}
+
+}  // namespace
+}  // namespace graphrt
