@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "loader/weight_arena.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -276,6 +277,26 @@ absl::Status DecodeWeightGroup(absl::string_view data,
   // decoded: a bad entry leaves the caller's containers untouched.
   std::vector<std::pair<std::string, Tensor>> decoded;
   WeightStats added;
+  // Fixed-size weights go to one arena when they add up to enough
+  // (weight_arena.h); entries the loop below rejects are not counted.
+  std::shared_ptr<WeightArena> arena;
+  {
+    size_t arena_bytes = 0;
+    for (const WeightSpec& spec : specs) {
+      auto layout = GetLayout(spec);
+      auto shape = Shape::Make(spec.dims);
+      if (!layout.ok() || !shape.ok() || layout->dtype == DType::kString) {
+        continue;
+      }
+      const int64_t size = static_cast<int64_t>(DTypeSize(layout->dtype));
+      const int64_t n = shape->num_elements();
+      if (n > max_tensor_bytes / size || n > total) continue;
+      arena_bytes += WeightArena::PieceSize(static_cast<size_t>(n * size));
+    }
+    if (arena_bytes >= WeightArena::kMinBytes) {
+      arena = WeightArena::Create(arena_bytes);
+    }
+  }
   for (const WeightSpec& spec : specs) {
     const std::string where = absl::StrCat("weight '", spec.name, "'");
     auto layout_or = GetLayout(spec);
@@ -336,7 +357,14 @@ absl::Status DecodeWeightGroup(absl::string_view data,
       if (stored > remaining) {
         return DoesNotFit(spec, stored, offset, data.size());
       }
-      GRAPHRT_RETURN_IF_ERROR(Allocate(layout.dtype, shape, where, &tensor));
+      void* piece = arena != nullptr && n > 0
+                        ? arena->Take(static_cast<size_t>(n * elem_size))
+                        : nullptr;
+      if (piece != nullptr) {
+        tensor = Tensor::View(layout.dtype, shape, piece, arena);
+      } else {
+        GRAPHRT_RETURN_IF_ERROR(Allocate(layout.dtype, shape, where, &tensor));
+      }
       DecodeFixed(layout, spec, data.data() + offset, n, &tensor);
     }
     offset += stored;

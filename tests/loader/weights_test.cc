@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "loader/tfjs_model.h"
 #include "loader/tfjs_test_util.h"
+#include "loader/weight_arena.h"
 #include "nlohmann/json.hpp"
 
 namespace graphrt {
@@ -502,6 +504,76 @@ TEST(TfjsWeightsErrorTest, MissingShard) {
   auto model = LoadTfjsModel(dir.path());
   ExpectError(model, {"model.json", "nope.bin"});
   EXPECT_EQ(model.status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace graphrt
+
+namespace graphrt {
+namespace {
+
+TEST(WeightArenaTest, PiecesAreAlignedAndBounded) {
+  auto arena = WeightArena::Create(3 * 1024 * 1024);
+  ASSERT_NE(arena, nullptr);
+  void* a = arena->Take(1);
+  void* b = arena->Take(100);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % WeightArena::kAlignment, 0u);
+  EXPECT_EQ(static_cast<char*>(b) - static_cast<char*>(a), 64);
+  std::memset(b, 7, 100);
+  EXPECT_EQ(arena->Take(3 * 1024 * 1024), nullptr);             // past the end
+  EXPECT_NE(arena->Take(3 * 1024 * 1024 - 64 - 128), nullptr);  // exactly full
+  EXPECT_EQ(arena->Take(1), nullptr);
+  EXPECT_EQ(WeightArena::Create(0), nullptr);
+}
+
+// A group above WeightArena::kMinBytes decodes into one arena: every dtype
+// still decodes exactly, the tensors outlive the model that made them, and
+// entries stay 64-byte aligned.
+Json HalfWeight(const std::string& name, int64_t n) {
+  Json w = Weight(name, {n}, "float32");
+  w["quantization"] = {{"dtype", "float16"}};
+  return w;
+}
+
+TEST(TfjsWeightsTest, LargeGroupDecodesThroughTheArena) {
+  const int64_t halves = 600 * 1024;  // 2.4 MB of float32 once decoded
+  Bytes b;
+  for (int64_t i = 0; i < halves; ++i) b.U16(static_cast<uint16_t>(i * 7));
+  b.U8(1).U8(0).U8(2);  // bool[3]
+  b.I32(-5).I32(9);     // int32[2]
+  b.U32(2).Raw("hi");   // string[1]
+  b.F32(0.25f);         // float32[1]
+  Tensor kept;
+  {
+    auto model =
+        LoadOneGroup({HalfWeight("h", halves), Weight("b", {3}, "bool"),
+                      Weight("i", {2}, "int32"), Weight("s", {1}, "string"),
+                      Weight("f", {1}, "float32")},
+                     b.str());
+    ASSERT_TRUE(model.ok()) << model.status();
+    const Tensor& h = model->weights.at("h");
+    for (int64_t i = 0; i < halves; i += 997) {
+      ASSERT_EQ(Bits(h.data<float>()[i]),
+                HalfReferenceBits(static_cast<uint16_t>(i * 7)))
+          << i;
+    }
+    const Tensor& bools = model->weights.at("b");
+    EXPECT_TRUE(bools.data<bool>()[0]);
+    EXPECT_FALSE(bools.data<bool>()[1]);
+    EXPECT_TRUE(bools.data<bool>()[2]);
+    EXPECT_EQ(model->weights.at("i").data<int32_t>()[1], 9);
+    EXPECT_EQ(model->weights.at("s").data<std::string>()[0], "hi");
+    for (const char* name : {"h", "b", "i", "f"}) {
+      EXPECT_EQ(
+          reinterpret_cast<uintptr_t>(model->weights.at(name).raw_data()) % 64,
+          0u)
+          << name;
+    }
+    kept = model->weights.at("f");
+  }
+  EXPECT_EQ(kept.data<float>()[0], 0.25f);  // the arena outlived the model
 }
 
 }  // namespace
