@@ -84,7 +84,8 @@ max_ratio="$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)"
   echo
   echo "Median latency ratio (graphrt / tfjs-wasm) over ${#ratios[@]} models:" \
     "**$(median "${ratios[@]}")** (largest ${max_ratio:-n/a}); median load-time" \
-    "ratio (graphrt load_ms: parse + weights + initializer; TF.js: loadGraphModel):" \
+    "ratio (graphrt load_ms: parse + weights + passes + kernels + initializer," \
+    "after Model::InitRuntime; TF.js: loadGraphModel, after tf.ready()):" \
     "**$(median "${load_ratios[@]}")**."
 } >>"$table"
 cat "$table"

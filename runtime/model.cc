@@ -14,6 +14,7 @@
 #include "loader/tfjs_model.h"
 #include "oneapi/tbb/task_arena.h"
 #include "ops/registry.h"
+#include "proto/graph.pb.h"
 #include "runtime/dataflow_executor.h"
 #include "runtime/status_macros.h"
 
@@ -54,6 +55,13 @@ Model::~Model() {
   // Executors and graphs go before the resources they reference.
   executor_.reset();
   bound_feeds_.clear();
+}
+
+void Model::InitRuntime() {
+  BuiltinOps();
+  // Builds the descriptors of graph.proto and its imports (the JSON
+  // reader works through reflection).
+  tensorflow::GraphDef::descriptor();
 }
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(

@@ -72,7 +72,8 @@ std::string WriteModel(const std::string& name, int resource_id) {
 
 Tensor Words(std::vector<std::string> words, Shape shape) {
   Tensor t = *Tensor::Allocate(DType::kString, shape);
-  for (size_t i = 0; i < words.size(); ++i) t.mutable_data<std::string>()[i] = words[i];
+  for (size_t i = 0; i < words.size(); ++i)
+    t.mutable_data<std::string>()[i] = words[i];
   return t;
 }
 
@@ -82,7 +83,8 @@ TEST(ModelTest, InitializerBuildsTableLookupKeepsKeyShape) {
   ASSERT_EQ((*model)->inputs().size(), 1u);  // the resource input is bound
   EXPECT_EQ((*model)->inputs()[0].key, "words");
   // TF semantics: keys [2,2] -> values [2,2]. (TF.js flattens this to [4].)
-  auto out = (*model)->Run({{"words", Words({"a", "zz", "ccc", "bb"}, Shape({2, 2}))}});
+  auto out = (*model)->Run(
+      {{"words", Words({"a", "zz", "ccc", "bb"}, Shape({2, 2}))}});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(out->size(), 1u);
   const Tensor& ids = (*out)[0];
@@ -95,6 +97,16 @@ TEST(ModelTest, InitializerBuildsTableLookupKeepsKeyShape) {
   ASSERT_TRUE(size.ok()) << size.status();
   EXPECT_EQ((*size)[0].dtype(), DType::kInt64);
   EXPECT_EQ((*size)[0].data<int64_t>()[0], 3);
+}
+
+TEST(ModelTest, InitRuntimeIsIdempotentAndThreadSafe) {
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([] { Model::InitRuntime(); });
+  for (auto& t : threads) t.join();
+  Model::InitRuntime();
+  auto model = Model::Load(WriteModel("init", 7));
+  ASSERT_TRUE(model.ok()) << model.status();
 }
 
 TEST(ModelTest, InputNamesByKeyTensorOrNode) {
@@ -116,14 +128,19 @@ TEST(ModelTest, BadInputsAreClearErrors) {
     const char* expect;
   };
   std::vector<Case> cases = {
-      {{{"words", Tensor::FromVector<float>({1.f}, Shape({1, 1}))}}, {},
+      {{{"words", Tensor::FromVector<float>({1.f}, Shape({1, 1}))}},
+       {},
        "input 'words' must be string, got float32"},
       {{{"words", Words({"a"}, Shape({1}))}}, {}, "must have shape [-1,-1]"},
       {{}, {}, "missing input 'words'"},
       {{{"nope", Words({"a"}, Shape({1, 1}))}}, {}, "unknown input 'nope'"},
-      {{{"words", Words({"a"}, Shape({1, 1}))}}, {"nope"}, "unknown output 'nope'"},
-      {{{"words", Words({"a"}, Shape({1, 1}))}, {"words:0", Words({"a"}, Shape({1, 1}))}},
-       {}, "fed twice"},
+      {{{"words", Words({"a"}, Shape({1, 1}))}},
+       {"nope"},
+       "unknown output 'nope'"},
+      {{{"words", Words({"a"}, Shape({1, 1}))},
+        {"words:0", Words({"a"}, Shape({1, 1}))}},
+       {},
+       "fed twice"},
   };
   for (const auto& c : cases) {
     auto out = (*model)->Run(c.inputs, c.outputs);
