@@ -1,6 +1,7 @@
 #include "runtime/executor.h"
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 
 #include "absl/strings/str_cat.h"
@@ -300,6 +301,7 @@ struct RunContext {
   ResourceManager* resources;
   BufferPool* pool;
   int64_t max_live_bytes;
+  Profiler* profiler;
 };
 
 // Adds the bytes of the buffers this Run allocated for `id`'s outputs
@@ -381,7 +383,17 @@ bool RunNode(const RunContext& run, int id) {
     KernelContext ctx(inputs, &state.values[id], run.resources);
     ctx.set_forwardable_inputs(forwardable);
     ScopedBufferPool scope(run.pool, state.run_tag);
+    const bool profile = run.profiler != nullptr && run.profiler->enabled();
+    const auto start = profile ? std::chrono::steady_clock::now()
+                               : std::chrono::steady_clock::time_point();
     absl::Status s = node.kernel->Run(ctx);
+    if (profile && s.ok()) {
+      const std::chrono::duration<double> took =
+          std::chrono::steady_clock::now() - start;
+      run.profiler->Record(
+          &node, node.name(), node.op(), took.count(),
+          Profiler::EstimateFlops(node.op(), inputs, state.values[id]));
+    }
     if (!s.ok()) {
       state.Fail(WithContext(s, NodeContext(node)));
       return false;
@@ -484,7 +496,8 @@ absl::Status Executor::RunInto(absl::Span<const Feed> feeds,
                        feeds,
                        resources,
                        pool_.get(),
-                       options_.max_live_bytes};
+                       options_.max_live_bytes,
+                       options_.profiler};
   if (arena_ == nullptr) {
     ScopedSequential sequential;
     for (int id : plan->order) {

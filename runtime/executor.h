@@ -57,6 +57,7 @@
 #include "converter/graph.h"
 #include "oneapi/tbb/task_arena.h"
 #include "runtime/mutex.h"
+#include "runtime/profiler.h"
 #include "runtime/resource.h"
 #include "runtime/tensor.h"
 
@@ -73,6 +74,10 @@ struct ExecutorOptions {
   // Fail a Run whose live intermediate tensors exceed this many bytes;
   // 0 = unlimited.
   int64_t max_live_bytes = 0;
+  // Per-node timing (runtime/profiler.h); null (default) = none, at the
+  // cost of one pointer test per node. Not owned; must outlive the
+  // Executor.
+  Profiler* profiler = nullptr;
 };
 
 class Executor {

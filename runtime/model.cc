@@ -165,6 +165,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
   }
   ExecutorOptions executor_options;
   executor_options.max_live_bytes = options.max_memory_bytes;
+  executor_options.profiler = options.profiler;
   model->executor_ = std::make_unique<Executor>(
       im.graph.get(), &model->resources_, arena, executor_options);
   return model;

@@ -58,6 +58,10 @@ struct ModelOptions {
   // While/StatelessWhile, initializer included); more -> ResourceExhausted
   // naming the loop node. 0 (default) = unlimited, as in TensorFlow.
   int64_t max_loop_iterations = 0;
+  // Per-node timing of the inference graph's Runs (runtime/profiler.h;
+  // `graphrt bench --profile`). Null (default) = none. Not owned; must
+  // outlive the Model.
+  Profiler* profiler = nullptr;
 };
 
 // What Model::Load read, for `graphrt info`.

@@ -9,16 +9,19 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "ops/registry.h"
 #include "runtime/model.h"
+#include "runtime/profiler.h"
 #include "runtime/status_macros.h"
 #include "tools/checkpoint_command.h"
 #include "tools/convert_command.h"
@@ -39,6 +42,8 @@ constexpr char kUsage[] =
     "  graphrt info MODEL [--json]\n"
     "  graphrt bench MODEL [--inputs FILE] [--iters N] [--warmup N]"
     " [--threads N]\n"
+    "      [--profile [--profile-nodes N] [--peak-gflops X]]  (time per op"
+    " and node, on stderr)\n"
     "  graphrt ops          (lists the ops graphrt has kernels for)\n"
     "  graphrt convert SRC DST [--compression none|brotli|zstd|snappy]"
     " [--split_limit BYTES] [--quiet]\n"
@@ -61,9 +66,10 @@ struct Args {
 
 absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
   static const char* kValueFlags[] = {
-      "inputs", "output",    "expect",  "threads", "iters", "warmup",
-      "tags",   "signature", "restore", "save",    "shards"};
-  static const char* kBoolFlags[] = {"json"};
+      "inputs", "output",        "expect",     "threads", "iters",
+      "warmup", "tags",          "signature",  "restore", "save",
+      "shards", "profile-nodes", "peak-gflops"};
+  static const char* kBoolFlags[] = {"json", "profile"};
   Args args;
   if (argc < 2) return absl::InvalidArgumentError("missing command");
   args.command = argv[1];
@@ -120,8 +126,10 @@ absl::StatusOr<int> IntFlag(const Args& args, const std::string& name,
   return v;
 }
 
-absl::StatusOr<std::unique_ptr<Model>> LoadModel(const Args& args) {
+absl::StatusOr<std::unique_ptr<Model>> LoadModel(const Args& args,
+                                                 Profiler* profiler = nullptr) {
   ModelOptions options;
+  options.profiler = profiler;
   GRAPHRT_ASSIGN_OR_RETURN(options.threads, IntFlag(args, "threads", 0, 0));
   if (auto it = args.flags.find("tags"); it != args.flags.end()) {
     options.tags = absl::StrSplit(it->second, ',', absl::SkipEmpty());
@@ -392,6 +400,59 @@ double Ms(Clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
+// The --profile tables: per op, then the slowest nodes.
+void PrintProfile(const Profiler& profiler, int runs, int top_nodes,
+                  double peak_gflops, std::ostream& out) {
+  const double total = profiler.TotalSeconds();
+  auto gflops = [](double flops, double seconds) {
+    return seconds > 0 && flops > 0 ? flops / seconds / 1e9 : 0.0;
+  };
+  auto line = [&](absl::string_view name, absl::string_view op, int64_t nodes,
+                  int64_t calls, double seconds, double flops) {
+    out << absl::StrFormat(
+        "%-40s %-28s %5d %8.2f %9.3f %6.1f%%", name.substr(0, 40),
+        op.substr(0, 28), nodes, static_cast<double>(calls) / runs,
+        seconds * 1e3 / runs, total > 0 ? 100 * seconds / total : 0.0);
+    const double g = gflops(flops, seconds);
+    if (g > 0) {
+      out << absl::StrFormat(" %8.1f", g);
+      if (peak_gflops > 0)
+        out << absl::StrFormat(" %5.1f%%", 100 * g / peak_gflops);
+    }
+    out << "\n";
+  };
+  out << absl::StrFormat(
+      "profile: %d Runs, %.3f ms per Run in kernels (clock around each "
+      "Kernel::Run)\n",
+      runs, total * 1e3 / runs);
+  out << absl::StrFormat("%-40s %-28s %5s %8s %9s %7s %8s%s\n", "op", "",
+                         "nodes", "calls/Run", "ms/Run", "share", "GFLOP/s",
+                         peak_gflops > 0 ? "  peak" : "");
+  double flops = 0;
+  for (const Profiler::OpStats& s : profiler.ByOp()) {
+    line(s.op, "", s.nodes, s.calls, s.seconds, s.flops);
+    flops += s.flops;
+  }
+  if (flops > 0) {
+    const double g = gflops(flops, total);
+    out << absl::StrFormat("all counted FLOPs over the whole Run: %.1f GFLOP/s",
+                           g);
+    if (peak_gflops > 0) {
+      out << absl::StrFormat(" (%.1f%% of %.0f)", 100 * g / peak_gflops,
+                             peak_gflops);
+    }
+    out << "\n";
+  }
+  if (top_nodes > 0) {
+    out << absl::StrFormat("%-40s %-28s %5s %8s %9s %7s %8s%s\n", "node", "op",
+                           "", "calls/Run", "ms/Run", "share", "GFLOP/s",
+                           peak_gflops > 0 ? "  peak" : "");
+    for (const Profiler::NodeStats& s : profiler.TopNodes(top_nodes)) {
+      line(s.name, s.op, 1, s.calls, s.seconds, s.flops);
+    }
+  }
+}
+
 absl::Status CmdBench(const Args& args) {
   GRAPHRT_ASSIGN_OR_RETURN(int iters, IntFlag(args, "iters", 20, 1));
   GRAPHRT_ASSIGN_OR_RETURN(int warmup, IntFlag(args, "warmup", 3, 0));
@@ -406,8 +467,23 @@ absl::Status CmdBench(const Args& args) {
   const double base_rss_mb = ::getrusage(RUSAGE_SELF, &usage) == 0
                                  ? static_cast<double>(usage.ru_maxrss) / 1024.0
                                  : 0.0;
+  // --profile: a profiler attached but off while timing; it records only
+  // the extra profiled Runs after the timed ones.
+  const bool profile = args.flags.count("profile") > 0;
+  GRAPHRT_ASSIGN_OR_RETURN(int profile_nodes,
+                           IntFlag(args, "profile-nodes", 10, 0));
+  double peak_gflops = 0;
+  if (auto it = args.flags.find("peak-gflops"); it != args.flags.end()) {
+    if (!absl::SimpleAtod(it->second, &peak_gflops) || !(peak_gflops > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--peak-gflops must be a number > 0, got '", it->second, "'"));
+    }
+  }
+  Profiler profiler;
+  profiler.set_enabled(false);
   auto t0 = Clock::now();
-  GRAPHRT_ASSIGN_OR_RETURN(auto model, LoadModel(args));
+  GRAPHRT_ASSIGN_OR_RETURN(auto model,
+                           LoadModel(args, profile ? &profiler : nullptr));
   double load_ms = Ms(Clock::now() - t0);
   GRAPHRT_ASSIGN_OR_RETURN(auto inputs, MakeInputs(args, *model));
   auto t1 = Clock::now();
@@ -421,6 +497,14 @@ absl::Status CmdBench(const Args& args) {
     auto s = Clock::now();
     GRAPHRT_RETURN_IF_ERROR(model->Run(inputs).status());
     times.push_back(Ms(Clock::now() - s));
+  }
+  if (profile) {
+    profiler.set_enabled(true);
+    for (int i = 0; i < iters; ++i) {
+      GRAPHRT_RETURN_IF_ERROR(model->Run(inputs).status());
+    }
+    profiler.set_enabled(false);
+    PrintProfile(profiler, iters, profile_nodes, peak_gflops, std::cerr);
   }
   std::sort(times.begin(), times.end());
   auto pct = [&](double p) {

@@ -97,7 +97,8 @@ case "$mode" in
         --config=tsan --build_tests_only -- //tests/runtime:mutex_test \
         //tests/runtime:buffer_pool_test \
         //tests/runtime:parallel_test //tests/runtime:executor_test \
-        //tests/runtime:model_test //tests/ops:hash_table_ops_test \
+        //tests/runtime:model_test //tests/runtime:profiler_test \
+        //tests/ops:hash_table_ops_test \
         //tests/ops:mutable_table_ops_test //tests/ops:text_file_init_ops_test \
         //tests/ops:lookup_concurrency_test //tests/ops:tensor_array_ops_test \
         //tests/ops:regex_replace_dynamic_test //tests/ops:xnn_conv_test \

@@ -53,6 +53,12 @@ last="$(tail -n 1 "$TMP/out")"
 for key in init_ms load_ms first_ms median_ms p10_ms p90_ms; do
   echo "$last" | grep -q "\"$key\"" && pass || fail "bench JSON lacks $key: $last"
 done
+expect_ok "bench --profile" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 2 \
+  --profile --profile-nodes 3 --peak-gflops 100
+grep -q '^profile: 2 Runs' "$TMP/err" && pass || fail "bench --profile: no table: $(cat "$TMP/err")"
+grep -q 'LookupTableFindV2' "$TMP/err" && pass || fail "bench --profile lacks the lookup op"
+[ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -q '"median_ms"' "$TMP/out" && pass ||
+  fail "bench --profile: stdout is not the one JSON line: $(cat "$TMP/out")"
 
 # --- bad models ---------------------------------------------------------------
 mk() {  # mk DIR JSON: a model folder with model.json

@@ -1,0 +1,155 @@
+// Profiler (runtime/profiler.h): FLOP estimates, aggregation, concurrent
+// recording, and the executor hook (nodes recorded only while enabled).
+#include "runtime/profiler.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "google/protobuf/text_format.h"
+#include "ops/registry.h"
+#include "runtime/executor.h"
+
+namespace graphrt {
+namespace {
+
+Tensor Zeros(Shape shape) { return *Tensor::Allocate(DType::kFloat32, shape); }
+
+double Flops(const std::string& op, std::vector<Tensor> inputs, Tensor out) {
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& t : inputs) ptrs.push_back(&t);
+  std::vector<Tensor> outs = {out};
+  return Profiler::EstimateFlops(op, ptrs, outs);
+}
+
+TEST(ProfilerTest, EstimatesMultiplyAddFlops) {
+  // 3x3 conv, 8 -> 16 channels, output 1x4x4x16: 2 * 256 * 9 * 8.
+  EXPECT_EQ(Flops("Conv2D", {Zeros({1, 6, 6, 8}), Zeros({3, 3, 8, 16})},
+                  Zeros({1, 4, 4, 16})),
+            2.0 * 256 * 9 * 8);
+  EXPECT_EQ(Flops("_FusedConv2D",
+                  {Zeros({1, 6, 6, 8}), Zeros({3, 3, 8, 16}), Zeros({16})},
+                  Zeros({1, 4, 4, 16})),
+            2.0 * 256 * 9 * 8);
+  // Depthwise 5x5, 8 channels x multiplier 1: 2 * |out| * 25.
+  EXPECT_EQ(
+      Flops("DepthwiseConv2dNative", {Zeros({1, 4, 4, 8}), Zeros({5, 5, 8, 1})},
+            Zeros({1, 4, 4, 8})),
+      2.0 * 128 * 25);
+  // Transposed conv: dy [1,4,4,16], filter [2,2,8,16]: 2 * |dy| * 2*2*8.
+  EXPECT_EQ(Flops("Conv2DBackpropInput",
+                  {Zeros({4}), Zeros({2, 2, 8, 16}), Zeros({1, 4, 4, 16})},
+                  Zeros({1, 8, 8, 8})),
+            2.0 * 256 * 32);
+  // MatMul [3,5] x [5,7] (and transposed operands): 2 * 21 * 5.
+  EXPECT_EQ(Flops("MatMul", {Zeros({3, 5}), Zeros({5, 7})}, Zeros({3, 7})),
+            2.0 * 21 * 5);
+  EXPECT_EQ(Flops("MatMul", {Zeros({5, 3}), Zeros({7, 5})}, Zeros({3, 7})),
+            2.0 * 21 * 5);
+  EXPECT_EQ(Flops("BatchMatMulV2", {Zeros({4, 3, 5}), Zeros({5, 7})},
+                  Zeros({4, 3, 7})),
+            2.0 * 84 * 5);
+  // Not counted, or shapes it does not expect: 0.
+  EXPECT_EQ(Flops("AddV2", {Zeros({3}), Zeros({3})}, Zeros({3})), 0);
+  EXPECT_EQ(Flops("Conv2D", {Zeros({1, 6, 6, 8})}, Zeros({1, 4, 4, 16})), 0);
+  EXPECT_EQ(Flops("MatMul", {Zeros({3}), Zeros({3})}, Zeros({})), 0);
+}
+
+TEST(ProfilerTest, AggregatesByNodeAndOpAcrossThreads) {
+  Profiler p;
+  int a = 0, b = 0, c = 0;  // node identities
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        p.Record(&a, "a", "Conv2D", 0.002, 10);
+        p.Record(&b, "b", "Conv2D", 0.001, 5);
+        p.Record(&c, "c", "Relu", 0.0005, 0);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  auto ops = p.ByOp();
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].op, "Conv2D");
+  EXPECT_EQ(ops[0].nodes, 2);
+  EXPECT_EQ(ops[0].calls, 8000);
+  EXPECT_NEAR(ops[0].seconds, 12.0, 1e-6);
+  EXPECT_NEAR(ops[0].flops, 60000, 1e-6);
+  EXPECT_EQ(ops[1].op, "Relu");
+  auto top = p.TopNodes(1);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].name, "a");
+  EXPECT_EQ(top[0].calls, 4000);
+  EXPECT_NEAR(p.TotalSeconds(), 14.0, 1e-6);
+  p.Reset();
+  EXPECT_TRUE(p.ByOp().empty());
+}
+
+TEST(ProfilerTest, ExecutorRecordsNodesOnlyWhileEnabled) {
+  tensorflow::GraphDef def;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        node {
+          name: "x"
+          op: "Placeholder"
+          attr {
+            key: "dtype"
+            value { type: DT_FLOAT }
+          }
+        }
+        node {
+          name: "w"
+          op: "Const"
+          attr {
+            key: "dtype"
+            value { type: DT_FLOAT }
+          }
+        }
+        node {
+          name: "y"
+          op: "MatMul"
+          input: "x"
+          input: "w"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        node {
+          name: "z"
+          op: "Relu"
+          input: "y"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+      )pb",
+      &def));
+  WeightMap weights;
+  weights["w"] = Zeros({4, 3});
+  auto g = Graph::Build(def, weights, BuiltinOps(), "test graph");
+  ASSERT_TRUE(g.ok()) << g.status();
+  Profiler profiler;
+  ExecutorOptions options;
+  options.profiler = &profiler;
+  ResourceManager resources;
+  Executor exec(g->get(), &resources, nullptr, options);
+  Endpoint x{*(*g)->FindNode("x"), 0}, z{*(*g)->FindNode("z"), 0};
+  std::vector<Feed> feeds = {{x, Zeros({2, 4})}};
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(exec.Run(feeds, {z}).ok());
+  auto ops = profiler.ByOp();
+  ASSERT_EQ(ops.size(), 3u);  // Const, MatMul, Relu (the fed x is not run)
+  for (const auto& s : ops) {
+    EXPECT_EQ(s.calls, 3) << s.op;
+    if (s.op == "MatMul") EXPECT_EQ(s.flops, 3 * 2.0 * 6 * 4);
+  }
+  profiler.set_enabled(false);
+  ASSERT_TRUE(exec.Run(feeds, {z}).ok());
+  for (const auto& s : profiler.ByOp()) EXPECT_EQ(s.calls, 3) << s.op;
+}
+
+}  // namespace
+}  // namespace graphrt
