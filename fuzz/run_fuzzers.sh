@@ -21,7 +21,7 @@ if [ "${#targets[@]}" -eq 0 ]; then
   targets=(tfjs_model_fuzzer weights_decoder_fuzzer graph_def_fuzzer
            tensor_json_fuzzer text_classifier_run_fuzzer
            float_model_run_fuzzer tensor_bundle_fuzzer chunked_proto_fuzzer
-           saved_model_fuzzer)
+           saved_model_fuzzer proto_json_fuzzer)
 fi
 out="${FUZZ_OUT:-/tmp/graphrt-fuzz}"
 ob="${FUZZ_OUTPUT_BASE:-$HOME/.cache/bazel_ob_fuzz}"

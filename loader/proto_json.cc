@@ -1,11 +1,14 @@
 #include "loader/proto_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "google/protobuf/descriptor.h"
@@ -75,6 +78,25 @@ bool ValidUtf8(absl::string_view s) {
     p += n + 1;
   }
   return true;
+}
+
+// Base64 as protobuf's JSON parser takes it: the standard or the web-safe
+// alphabet, padding optional, and only the canonical encoding of the bytes
+// (protobuf re-encodes and compares, so unused low bits in the last
+// character must be zero: "aGk" yes, "aGl" no).
+bool DecodeCanonicalBase64(absl::string_view text, std::string* out) {
+  absl::string_view unpadded = text;
+  while (!unpadded.empty() && unpadded.back() == '=') unpadded.remove_suffix(1);
+  std::string again;
+  if (absl::Base64Unescape(text, out)) {
+    absl::Base64Escape(*out, &again);
+  } else if (absl::WebSafeBase64Unescape(text, out)) {
+    absl::WebSafeBase64Escape(*out, &again);
+  } else {
+    return false;
+  }
+  while (!again.empty() && again.back() == '=') again.pop_back();
+  return again == unpadded;
 }
 
 void AppendUtf8(uint32_t cp, std::string* out) {
@@ -333,6 +355,9 @@ class Reader {
     if (!Consume('{')) return false;
     if (Consume('}')) return true;
     std::string key;
+    // Fields seen in this object: a second member for one field (by either
+    // of its names) is declined; protobuf's handling differs by kind.
+    absl::InlinedVector<const FieldDescriptor*, 8> seen;
     do {
       if (!ParseString(&key) || !Consume(':')) return false;
       const FieldDescriptor* f = FindField(d, key);
@@ -340,6 +365,8 @@ class Reader {
         if (!SkipValue(depth + 1)) return false;
         continue;
       }
+      if (std::find(seen.begin(), seen.end(), f) != seen.end()) return false;
+      seen.push_back(f);
       if (PeekNull()) continue;  // null: the field stays unset
       if (!ParseField(message, f, depth + 1)) return false;
     } while (Consume(','));
@@ -386,10 +413,12 @@ class Reader {
     const FieldDescriptor* value_field = entry_type->map_value();
     if (!Consume('{')) return false;
     if (Consume('}')) return true;
+    absl::flat_hash_set<std::string> keys;  // protobuf rejects repeats
     do {
       Scalar key;
       key.kind = Scalar::Kind::kString;
       if (!ParseString(&key.text) || !Consume(':')) return false;
+      if (!keys.insert(key.text).second) return false;
       if (PeekNull()) return false;  // protobuf rejects null map values
       Message* entry = r->AddMessage(message, f);
       if (key_field->cpp_type() == FieldDescriptor::CPPTYPE_BOOL) {
@@ -538,10 +567,7 @@ class Reader {
         if (s->kind != Scalar::Kind::kString) return false;
         if (f->type() == FieldDescriptor::TYPE_BYTES) {
           std::string bytes;
-          if (!absl::Base64Unescape(s->text, &bytes) &&
-              !absl::WebSafeBase64Unescape(s->text, &bytes)) {
-            return false;
-          }
+          if (!DecodeCanonicalBase64(s->text, &bytes)) return false;
           s->text = std::move(bytes);
         }
         rep ? r->AddString(m, f, std::move(s->text))

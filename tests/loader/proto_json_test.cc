@@ -143,7 +143,8 @@ TEST(ProtoJsonTest, EveryFieldKindMatchesProtobuf) {
       "input": ["x:0", "^y"], "device": "",
       "attr": {
         "s": {"s": "aGVsbG8="},
-        "s2": {"s": "aGk"},
+        "s2": {"s": "aGk"}, "s3": {"s": "-_8="}, "s4": {"s": "+/8"},
+        "s5": {"s": "YQ=="}, "s6": {"s": ""},
         "i": {"i": "-9223372036854775808"},
         "i2": {"i": 42},
         "f": {"f": 0.1},
@@ -190,9 +191,17 @@ TEST(ProtoJsonTest, DeclinesWhatItDoesNotReadExactly) {
            R"({"node": [{"attr": {"f": {"f": 1e39}}}]})",         // float range
            R"({"node": [{"attr": {"b": {"b": "true"}}}]})",
            R"({"node": [{"attr": {"s": {"s": "***"}}}]})",  // base64
-           R"({"node": [{"name": "\ud800"}]})",             // lone surrogate
-           "{\"node\": [{\"name\": \"\x01\"}]}",            // control char
-           "{\"node\": [{\"name\": \"\xff\"}]}",            // bad UTF-8
+           // Non-canonical base64 (unused low bits set; found by
+           // //fuzz:proto_json_fuzzer): protobuf rejects it.
+           R"({"node": [{"attr": {"s": {"s": "TkhXQwINT32"}}}]})",
+           R"({"node": [{"attr": {"s": {"s": "aGl="}}}]})",
+           // Repeated map key (fuzzer) and a field given twice.
+           R"({"node": [{"attr": {"k": {"i": "1"}, "k": {"i": "2"}}}]})",
+           R"({"versions": {"producer": 1, "producer": 2}})",
+           R"({"versions": {"minConsumer": 1, "min_consumer": 2}})",
+           R"({"node": [{"name": "\ud800"}]})",   // lone surrogate
+           "{\"node\": [{\"name\": \"\x01\"}]}",  // control char
+           "{\"node\": [{\"name\": \"\xff\"}]}",  // bad UTF-8
            R"({"node": "not a list"})",
            R"({"node": [null]})",
            R"({"library": {"function": [{"ret": {"y": null}}]}})",
