@@ -359,7 +359,8 @@ class Reader {
     // of its names) is declined; protobuf's handling differs by kind.
     absl::InlinedVector<const FieldDescriptor*, 8> seen;
     do {
-      if (!ParseString(&key) || !Consume(':')) return false;
+      // protobuf rejects an empty member name, even an unknown one.
+      if (!ParseString(&key) || key.empty() || !Consume(':')) return false;
       const FieldDescriptor* f = FindField(d, key);
       if (f == nullptr) {
         if (!SkipValue(depth + 1)) return false;

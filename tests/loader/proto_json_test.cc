@@ -199,6 +199,7 @@ TEST(ProtoJsonTest, DeclinesWhatItDoesNotReadExactly) {
            R"({"node": [{"attr": {"k": {"i": "1"}, "k": {"i": "2"}}}]})",
            R"({"versions": {"producer": 1, "producer": 2}})",
            R"({"versions": {"minConsumer": 1, "min_consumer": 2}})",
+           R"({"n{": "NoOp", "": ["x:0"]})",      // empty member name (fuzzer)
            R"({"node": [{"name": "\ud800"}]})",   // lone surrogate
            "{\"node\": [{\"name\": \"\x01\"}]}",  // control char
            "{\"node\": [{\"name\": \"\xff\"}]}",  // bad UTF-8
