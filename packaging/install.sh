@@ -49,7 +49,7 @@ headers=(
   converter/graph.h converter/model_import.h loader/tfjs_model.h
   ops/kernel.h ops/registry.h runtime/dtype.h runtime/executor.h
   runtime/model.h runtime/model_state.h runtime/mutex.h runtime/parallel.h
-  runtime/resource.h runtime/shape.h runtime/status_macros.h runtime/tensor.h
+  runtime/profiler.h runtime/resource.h runtime/shape.h runtime/status_macros.h runtime/tensor.h
   runtime/tsan.h
 )
 
