@@ -11,8 +11,10 @@
 // Cost: with no profiler attached, one pointer test per node; attached and
 // enabled, two clock reads and a short locked update per node, which
 // inflates runs of many tiny nodes (use it to see shares, and time with
-// `graphrt bench` itself). Not covered: nodes inside control-flow bodies
-// (While/If functions, v1 loops) are timed as their calling node.
+// `graphrt bench` itself). Not covered: nodes inside While/If function
+// bodies are timed as their calling node, and graphs with v1 control flow
+// (Enter/Exit/NextIteration loops) run on the dataflow executor
+// (runtime/dataflow_executor.h), which records nothing at all.
 //
 // Thread-safety: Record may be called from any number of threads at once
 // (concurrent Runs, inter-op parallelism); the summaries take a snapshot.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/huge_pages.h"
 #include "runtime/resource.h"
 #include "runtime/variant.h"
 
@@ -146,6 +147,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(DType dtype,
   size_t rounded = RoundToAlignment(*bytes);
   void* data = std::aligned_alloc(kTensorAlignment, rounded);
   if (data == nullptr) return OutOfMemory(*bytes, dtype);
+  AdviseHugePages(data, rounded);  // before the first touch
   FillNew(data, rounded, zero_fill);
   std::shared_ptr<Buffer> buf(new (std::nothrow) Buffer(Key()));
   if (buf == nullptr) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 
@@ -12,6 +13,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "runtime/huge_pages.h"
 #include "runtime/parallel.h"
 
 namespace graphrt {
@@ -95,7 +97,7 @@ class HashTableImpl final : public HashTable {
     const int64_t n = keys.num_elements();
     const K* k = keys.data<K>();
     const V* v = values.data<V>();
-    absl::flat_hash_map<K, V> map;
+    Map map;
     map.reserve(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       if (i + kInitPrefetchAhead < n) map.prefetch(k[i + kInitPrefetchAhead]);
@@ -148,9 +150,12 @@ class HashTableImpl final : public HashTable {
   }
 
  private:
+  // Slots of a large table are advised for huge pages (runtime/huge_pages.h).
+  using Map = absl::flat_hash_map<K, V, absl::Hash<K>, std::equal_to<K>,
+                                  HugePageAllocator<std::pair<const K, V>>>;
   // Written once by DoInitialize (under the base class's init mutex, before
   // initialized_ is set); immutable afterwards.
-  absl::flat_hash_map<K, V> map_;
+  Map map_;
 };
 
 // A string key: up to kInlineBytes bytes are stored in the ref itself (no
@@ -170,8 +175,12 @@ static_assert(sizeof(ArenaRef) == 16);
 
 // Hash and equality of ArenaRefs through the arena, transparent to
 // absl::string_view so lookups need no ArenaRef.
+// Long string keys back to back (huge-page advised when large).
+using KeyArena =
+    std::basic_string<char, std::char_traits<char>, HugePageAllocator<char>>;
+
 struct ArenaView {
-  const std::string* arena;
+  const KeyArena* arena;
   absl::string_view View(const ArenaRef& r) const {
     return r.length <= ArenaRef::kInlineBytes
                ? absl::string_view(r.bytes, r.length)
@@ -325,8 +334,10 @@ class StringHashTableImpl final : public HashTable {
   // Both written once by DoInitialize, immutable afterwards. map_'s hasher
   // and comparator point at arena_ (this object never moves: it is held by
   // shared_ptr).
-  std::string arena_;
-  absl::flat_hash_map<ArenaRef, V, ArenaHash, ArenaEq> map_;
+  KeyArena arena_;
+  absl::flat_hash_map<ArenaRef, V, ArenaHash, ArenaEq,
+                      HugePageAllocator<std::pair<const ArenaRef, V>>>
+      map_;
 };
 
 template <typename K, typename V>
