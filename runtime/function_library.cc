@@ -1,5 +1,7 @@
 #include "runtime/function_library.h"
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -66,14 +68,14 @@ absl::StatusOr<int> OutputIndex(const tensorflow::NodeDef& node,
     if (name == arg) return offset + index;
     int size = 1;
     if (name == "output_nested_splits" || name == "rt_nested_splits") {
-      auto a = node.attr().find(node.op() == "RaggedGather" ? "OUTPUT_RAGGED_RANK"
-                                                            : "Tsplits");
+      auto a = node.attr().find(
+          node.op() == "RaggedGather" ? "OUTPUT_RAGGED_RANK" : "Tsplits");
       size = (a != node.attr().end() && a->second.i() > 0) ? a->second.i() : 1;
     }
     offset += size;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "op ", node.op(), " has no output arg '", arg, "'"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("op ", node.op(), " has no output arg '", arg, "'"));
 }
 
 // "node:arg:i" -> "node:k"; "arg" and "^node" unchanged.
@@ -167,6 +169,25 @@ absl::StatusOr<tensorflow::GraphDef> FunctionToGraphDef(
       out->add_input(*rewritten);
     }
   }
+  // control_ret: nodes that must run whenever the function runs (TF's
+  // automatic control dependencies list stateful ops, e.g. an
+  // AssignVariableOp whose result feeds no output, here). The executor runs
+  // only what the fetched outputs need, so each output is returned through
+  // an Identity with control inputs on all of them: a call, which fetches
+  // every output, runs them before it returns (as a TF function call
+  // completes only after its control outputs).
+  std::vector<std::string> control_rets;
+  for (const auto& [name, node_name] : fn.control_ret()) {
+    if (!nodes.contains(node_name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("control_ret '", name,
+                       "' names no node of the function: '", node_name, "'"));
+    }
+    control_rets.push_back(absl::StrCat("^", node_name));
+  }
+  std::sort(control_rets.begin(), control_rets.end());  // map order varies
+  // Not handled: a function with control outputs and no outputs at all
+  // (nothing is fetched, so its side effects do not run).
   for (const auto& arg : sig.output_arg()) {
     auto it = fn.ret().find(arg.name());
     if (it == fn.ret().end()) {
@@ -174,6 +195,19 @@ absl::StatusOr<tensorflow::GraphDef> FunctionToGraphDef(
           absl::StrCat("output '", arg.name(), "' has no ret entry"));
     }
     GRAPHRT_ASSIGN_OR_RETURN(std::string ret, RewriteInput(it->second, nodes));
+    if (!control_rets.empty()) {
+      std::string name = absl::StrCat("_control_ret_", arg.name());
+      while (nodes.contains(name) ||
+             std::find(args->begin(), args->end(), name) != args->end()) {
+        name += "_";
+      }
+      tensorflow::NodeDef* id = graph.add_node();
+      id->set_name(name);
+      id->set_op("Identity");
+      id->add_input(ret);
+      for (const std::string& c : control_rets) id->add_input(c);
+      ret = name + ":0";
+    }
     rets->push_back(ret);
   }
   return graph;
@@ -207,9 +241,10 @@ ModelFunctionLibrary::Instantiate(const std::string& name) const {
   std::vector<std::string> arg_names, ret_names;
   auto graph_def = FunctionToGraphDef(*def->second, &arg_names, &ret_names);
   absl::StatusOr<std::unique_ptr<Graph>> graph =
-      graph_def.ok() ? Graph::Build(*graph_def, *weights_, *registry_, what, this)
-                     : absl::StatusOr<std::unique_ptr<Graph>>(
-                           WithContext(graph_def.status(), what));
+      graph_def.ok()
+          ? Graph::Build(*graph_def, *weights_, *registry_, what, this)
+          : absl::StatusOr<std::unique_ptr<Graph>>(
+                WithContext(graph_def.status(), what));
   in_progress_.erase(name);
   if (!graph.ok()) return graph.status();
   std::vector<Endpoint> args, rets;
@@ -222,8 +257,8 @@ ModelFunctionLibrary::Instantiate(const std::string& name) const {
     if (!e.ok()) return WithContext(e.status(), what);
     rets.push_back(*e);
   }
-  auto fn = std::make_shared<CompiledFunction>(std::move(*graph),
-                                               std::move(args), std::move(rets));
+  auto fn = std::make_shared<CompiledFunction>(
+      std::move(*graph), std::move(args), std::move(rets));
   compiled_[name] = fn;
   return fn;
 }

@@ -202,5 +202,104 @@ TEST(FunctionTest, OutputArgIndices) {
   EXPECT_EQ(args, std::vector<std::string>{"x"});
 }
 
+// A stateful op listed only in control_ret (TF's automatic control
+// dependencies) runs whenever the function is called, though no output
+// needs it. It was skipped before: the executor runs what outputs need.
+TEST(FunctionTest, ControlRetNodesRun) {
+  tensorflow::GraphDef def = Parse(R"pb(
+    library {
+      function {
+        signature {
+          name: "assign_fn"
+          input_arg { name: "v" type: DT_RESOURCE }
+          input_arg { name: "x" type: DT_INT32 }
+          output_arg { name: "y" type: DT_INT32 }
+          control_output: "assign"
+        }
+        node_def {
+          name: "assign"
+          op: "AssignVariableOp"
+          input: "v"
+          input: "x"
+          attr {
+            key: "dtype"
+            value { type: DT_INT32 }
+          }
+        }
+        node_def { name: "y" op: "AddV2" input: "x" input: "x" $T }
+        ret { key: "y" value: "y:z:0" }
+        control_ret { key: "assign" value: "assign" }
+      }
+    }
+    node {
+      name: "var"
+      op: "VarHandleOp"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "shape"
+        value { shape {} }
+      }
+      attr {
+        key: "shared_name"
+        value { s: "v" }
+      }
+    }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+    }
+    node {
+      name: "call"
+      op: "StatefulPartitionedCall"
+      input: "var"
+      input: "x"
+      attr {
+        key: "f"
+        value { func { name: "assign_fn" } }
+      }
+    }
+    node {
+      name: "read"
+      op: "ReadVariableOp"
+      input: "var"
+      input: "^call"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+    }
+  )pb");
+  WeightMap weights;
+  ModelFunctionLibrary library(def.library(), &weights, &BuiltinOps());
+  auto g = Graph::Build(def, weights, BuiltinOps(), "graph", &library);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ResourceManager resources;
+  Executor exec(g->get(), &resources, nullptr);
+  auto ep = [&](const char* name) { return *(*g)->ResolveTensor(name); };
+  auto out = exec.Run({{ep("x"), Tensor::Scalar<int32_t>(21)}},
+                      {ep("call"), ep("read")});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<int32_t>()[0], 42);
+  EXPECT_EQ((*out)[1].data<int32_t>()[0], 21);
+
+  // The rewritten body returns y through an Identity on ^assign.
+  std::vector<std::string> args, rets;
+  auto body = FunctionToGraphDef(def.library().function(0), &args, &rets);
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_EQ(rets, std::vector<std::string>{"_control_ret_y:0"});
+
+  // A control_ret naming no node is a load error.
+  tensorflow::FunctionDef bad = def.library().function(0);
+  (*bad.mutable_control_ret())["assign"] = "nope";
+  EXPECT_FALSE(FunctionToGraphDef(bad, &args, &rets).ok());
+}
+
 }  // namespace
 }  // namespace graphrt
