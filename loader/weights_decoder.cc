@@ -279,12 +279,21 @@ absl::Status DecodeWeightGroup(absl::string_view data,
   WeightStats added;
   // Fixed-size weights go to one arena when they add up to enough
   // (weight_arena.h); entries the loop below rejects are not counted.
+  // Layouts and shapes are worked out once for both passes.
+  std::vector<absl::StatusOr<Layout>> layouts;
+  std::vector<absl::StatusOr<Shape>> shapes;
+  layouts.reserve(specs.size());
+  shapes.reserve(specs.size());
+  for (const WeightSpec& spec : specs) {
+    layouts.push_back(GetLayout(spec));
+    shapes.push_back(Shape::Make(spec.dims));
+  }
   std::shared_ptr<WeightArena> arena;
   {
     size_t arena_bytes = 0;
-    for (const WeightSpec& spec : specs) {
-      auto layout = GetLayout(spec);
-      auto shape = Shape::Make(spec.dims);
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const absl::StatusOr<Layout>& layout = layouts[i];
+      const absl::StatusOr<Shape>& shape = shapes[i];
       if (!layout.ok() || !shape.ok() || layout->dtype == DType::kString) {
         continue;
       }
@@ -297,12 +306,13 @@ absl::Status DecodeWeightGroup(absl::string_view data,
       arena = WeightArena::Create(arena_bytes);
     }
   }
-  for (const WeightSpec& spec : specs) {
+  for (size_t spec_index = 0; spec_index < specs.size(); ++spec_index) {
+    const WeightSpec& spec = specs[spec_index];
     const std::string where = absl::StrCat("weight '", spec.name, "'");
-    auto layout_or = GetLayout(spec);
+    const absl::StatusOr<Layout>& layout_or = layouts[spec_index];
     if (!layout_or.ok()) return WithContext(layout_or.status(), where);
     const Layout& layout = *layout_or;
-    auto shape_or = Shape::Make(spec.dims);
+    const absl::StatusOr<Shape>& shape_or = shapes[spec_index];
     if (!shape_or.ok()) return WithContext(shape_or.status(), where);
     const Shape& shape = *shape_or;
     const int64_t n = shape.num_elements();
