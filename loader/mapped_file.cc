@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 #include <utility>
@@ -83,6 +84,18 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 }
 
 MappedFile::~MappedFile() { Unmap(); }
+
+void MappedFile::Release(size_t begin, size_t end) const {
+  if (addr_ == nullptr) return;
+  end = std::min(end, size_);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // The map starts on a page boundary, so offsets round like addresses.
+  const size_t first = (begin + page - 1) / page * page;
+  const size_t last = end / page * page;
+  if (last <= first) return;
+  // Advice: a failure only leaves the pages resident.
+  ::madvise(static_cast<char*>(addr_) + first, last - first, MADV_DONTNEED);
+}
 
 void MappedFile::Unmap() {
   if (addr_ != nullptr) ::munmap(addr_, size_);

@@ -1,6 +1,6 @@
-// A read-only memory map of a whole file, for loaders that parse a file once
-// and keep nothing that points into it (TF.js weight shards: every weight is
-// decoded or copied into its own tensor).
+// A read-only memory map of a whole file. Loaders parse from it; the TF.js
+// loader also keeps it alive behind unquantized float32/int32 weights, which
+// are zero-copy views into it (TfjsLoadOptions::view_weights).
 //
 // Why not read(): a read() into a std::string zero-fills the string, faults
 // in its pages and copies every byte from the page cache; a map reads the
@@ -13,8 +13,9 @@
 // Lifetime: data() is valid until the MappedFile is destroyed or moved
 // from. The map is MAP_PRIVATE and PROT_READ: writes through it fault. As
 // with any mapped input (TFLite maps its models the same way), a file that
-// another process truncates while it is mapped gives SIGBUS on access; the
-// loaders keep maps only for the duration of one load.
+// another process truncates while it is mapped gives SIGBUS on access; a
+// map is kept only for one load unless weights view it (then for the
+// model's life).
 //
 // Errors: NotFound / PermissionDenied / ... from errno (with the path);
 // InvalidArgument for a directory. An empty file maps to an empty view.
@@ -43,6 +44,12 @@ class MappedFile {
     return absl::string_view(static_cast<const char*>(addr_), size_);
   }
   size_t size() const { return size_; }
+
+  // Gives back the pages wholly inside [begin, end) (byte offsets): they
+  // leave the process's resident set and are read from the file again if
+  // touched (MADV_DONTNEED on a private read-only file map). For the bytes
+  // of a map kept alive for some ranges only.
+  void Release(size_t begin, size_t end) const;
 
  private:
   MappedFile(void* addr, size_t size) : addr_(addr), size_(size) {}

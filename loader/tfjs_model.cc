@@ -366,13 +366,13 @@ absl::Status LoadGroup(const WeightGroup& group, const TfjsLoadOptions& options,
   // One shard (what the converter writes up to 4 MB, and what every corpus
   // model has) is decoded straight from a map of the file; several are
   // concatenated first, since a weight may straddle two shards.
-  std::optional<MappedFile> mapped;
+  std::shared_ptr<const MappedFile> mapped;
   std::string concatenated;
   absl::string_view data;
   if (files.size() == 1) {
     auto file = MappedFile::Open(files[0]);
     if (!file.ok()) return file.status();
-    mapped.emplace(std::move(*file));
+    mapped = std::make_shared<const MappedFile>(std::move(*file));
     data = mapped->data();
   } else {
     concatenated.reserve(total);  // one allocation for all shards
@@ -382,9 +382,22 @@ absl::Status LoadGroup(const WeightGroup& group, const TfjsLoadOptions& options,
     data = concatenated;
   }
   std::vector<std::pair<std::string, Tensor>> decoded;
+  std::vector<std::pair<int64_t, int64_t>> viewed;
+  const bool view = options.view_weights && mapped != nullptr;
   GRAPHRT_RETURN_IF_ERROR(tfjs_internal::DecodeWeightGroup(
       data, group.weights, options.max_tensor_bytes, &decoded,
-      &model->weight_stats));
+      &model->weight_stats, view ? mapped : nullptr, &viewed));
+  // The map outlives this call only through the views: give back the pages
+  // between them (decoded, quantized or string bytes), which stay resident
+  // from the decode otherwise.
+  if (!viewed.empty()) {
+    int64_t from = 0;
+    for (const auto& [begin, end] : viewed) {
+      mapped->Release(static_cast<size_t>(from), static_cast<size_t>(begin));
+      from = end;
+    }
+    mapped->Release(static_cast<size_t>(from), mapped->size());
+  }
   for (auto& [name, tensor] : decoded) {
     model->weight_names.push_back(name);
     model->weights.emplace(std::move(name), std::move(tensor));

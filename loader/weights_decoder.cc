@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -139,6 +140,13 @@ void DequantizeAffine(const char* src, int64_t n, double scale, double min,
 }
 
 // Decodes a fixed-size entry (everything but strings).
+// Entries stored exactly as they are decoded (no quantization, same
+// element bytes), so a tensor can view them in place.
+bool Viewable(const Layout& layout) {
+  return layout.quant == Quant::kNone &&
+         (layout.dtype == DType::kFloat32 || layout.dtype == DType::kInt32);
+}
+
 void DecodeFixed(const Layout& layout, const WeightSpec& spec, const char* src,
                  int64_t n, Tensor* t) {
   switch (layout.quant) {
@@ -266,16 +274,17 @@ int32_t JsRoundToInt32(double x) {
   return static_cast<int32_t>(m);
 }
 
-absl::Status DecodeWeightGroup(absl::string_view data,
-                               absl::Span<const WeightSpec> specs,
-                               int64_t max_tensor_bytes,
-                               std::vector<std::pair<std::string, Tensor>>* out,
-                               WeightStats* stats) {
+absl::Status DecodeWeightGroup(
+    absl::string_view data, absl::Span<const WeightSpec> specs,
+    int64_t max_tensor_bytes, std::vector<std::pair<std::string, Tensor>>* out,
+    WeightStats* stats, std::shared_ptr<const void> view_owner,
+    std::vector<std::pair<int64_t, int64_t>>* viewed) {
   const int64_t total = static_cast<int64_t>(data.size());
   int64_t offset = 0;
   // Filled here and handed to `out` / `stats` only when the whole group
   // decoded: a bad entry leaves the caller's containers untouched.
   std::vector<std::pair<std::string, Tensor>> decoded;
+  std::vector<std::pair<int64_t, int64_t>> viewed_here;
   WeightStats added;
   // Fixed-size weights go to one arena when they add up to enough
   // (weight_arena.h); entries the loop below rejects are not counted.
@@ -294,8 +303,9 @@ absl::Status DecodeWeightGroup(absl::string_view data,
     for (size_t i = 0; i < specs.size(); ++i) {
       const absl::StatusOr<Layout>& layout = layouts[i];
       const absl::StatusOr<Shape>& shape = shapes[i];
-      if (!layout.ok() || !shape.ok() || layout->dtype == DType::kString) {
-        continue;
+      if (!layout.ok() || !shape.ok() || layout->dtype == DType::kString ||
+          (view_owner != nullptr && Viewable(*layout))) {
+        continue;  // strings are not fixed-size; views need no memory
       }
       const int64_t size = static_cast<int64_t>(DTypeSize(layout->dtype));
       const int64_t n = shape->num_elements();
@@ -367,15 +377,26 @@ absl::Status DecodeWeightGroup(absl::string_view data,
       if (stored > remaining) {
         return DoesNotFit(spec, stored, offset, data.size());
       }
-      void* piece = arena != nullptr && n > 0
-                        ? arena->Take(static_cast<size_t>(n * elem_size))
-                        : nullptr;
-      if (piece != nullptr) {
-        tensor = Tensor::View(layout.dtype, shape, piece, arena);
+      const char* src = data.data() + offset;
+      if (view_owner != nullptr && n > 0 && Viewable(layout) &&
+          reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
+        // Read-only by contract (the executor never forwards a Const's
+        // buffer: the Const kernel holds a reference too).
+        tensor = Tensor::View(layout.dtype, shape, const_cast<char*>(src),
+                              view_owner);
+        viewed_here.emplace_back(offset, offset + stored);
       } else {
-        GRAPHRT_RETURN_IF_ERROR(Allocate(layout.dtype, shape, where, &tensor));
+        void* piece = arena != nullptr && n > 0
+                          ? arena->Take(static_cast<size_t>(n * elem_size))
+                          : nullptr;
+        if (piece != nullptr) {
+          tensor = Tensor::View(layout.dtype, shape, piece, arena);
+        } else {
+          GRAPHRT_RETURN_IF_ERROR(
+              Allocate(layout.dtype, shape, where, &tensor));
+        }
+        DecodeFixed(layout, spec, src, n, &tensor);
       }
-      DecodeFixed(layout, spec, data.data() + offset, n, &tensor);
     }
     offset += stored;
     WeightStats::Entry& entry = added.by_dtype[layout.stats_key];
@@ -395,6 +416,9 @@ absl::Status DecodeWeightGroup(absl::string_view data,
                      "' (the weights take ", offset, " of ", total, " bytes)"));
   }
   for (auto& named : decoded) out->push_back(std::move(named));
+  if (viewed != nullptr) {
+    viewed->insert(viewed->end(), viewed_here.begin(), viewed_here.end());
+  }
   for (const auto& [key, entry] : added.by_dtype) {
     WeightStats::Entry& sum = stats->by_dtype[key];
     sum.count += entry.count;

@@ -18,6 +18,7 @@
 #define GRAPHRT_LOADER_WEIGHTS_DECODER_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,11 +51,18 @@ struct WeightSpec {
 // that no bytes are left over; affine min/scale must be finite. Errors name
 // the weight but not the file (the caller adds that); on error `out` and
 // `stats` are left as they were.
-absl::Status DecodeWeightGroup(absl::string_view data,
-                               absl::Span<const WeightSpec> specs,
-                               int64_t max_tensor_bytes,
-                               std::vector<std::pair<std::string, Tensor>>* out,
-                               WeightStats* stats);
+//
+// Zero-copy: when `view_owner` is set (it keeps `data` alive and unchanged
+// for as long as any tensor may live), unquantized float32 and int32
+// entries whose bytes are 4-byte aligned in memory become read-only
+// Tensor::Views into `data` holding `view_owner`, instead of copies; their
+// [begin, end) byte ranges in `data` are appended to `viewed` (if given).
+// Everything else is decoded into fresh memory as without it.
+absl::Status DecodeWeightGroup(
+    absl::string_view data, absl::Span<const WeightSpec> specs,
+    int64_t max_tensor_bytes, std::vector<std::pair<std::string, Tensor>>* out,
+    WeightStats* stats, std::shared_ptr<const void> view_owner = nullptr,
+    std::vector<std::pair<int64_t, int64_t>>* viewed = nullptr);
 
 // IEEE binary16 bits -> float32, exact (same bits as TF.js's table decoder).
 float HalfBitsToFloat(uint16_t bits);

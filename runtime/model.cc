@@ -89,6 +89,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
   } else {
     TfjsLoadOptions load_options;
     load_options.max_tensor_bytes = options.max_tensor_bytes;
+    load_options.view_weights = options.view_weights;
     GRAPHRT_ASSIGN_OR_RETURN(TfjsModel tfjs, LoadTfjsModel(path, load_options));
     GRAPHRT_ASSIGN_OR_RETURN(model->imported_,
                              ImportTfjsModel(std::move(tfjs), BuiltinOps()));

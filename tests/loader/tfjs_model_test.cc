@@ -4,8 +4,11 @@
 
 #include <unistd.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -122,6 +125,76 @@ std::string RealPath(const std::string& p) {
   std::string out = r ? r : p;
   std::free(r);
   return out;
+}
+
+// True when `p` lies in a mapping of the file `path` (/proc/self/maps).
+bool InFileMapping(const void* p, const std::string& path) {
+  char real[PATH_MAX];
+  if (::realpath(path.c_str(), real) == nullptr) return false;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long lo = 0, hi = 0;  // NOLINT(runtime/int): sscanf's %lx
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) != 2) continue;
+    if (lo <= a && a < hi) return line.find(real) != std::string::npos;
+  }
+  return false;
+}
+
+// Unquantized float32 / int32 weights of a one-shard group view the mapped
+// shard (TfjsLoadOptions::view_weights); quantized and string weights are
+// decoded as before; view_weights = false copies everything. The views
+// stay valid after the loader returns.
+TEST(TfjsModelTest, UnquantizedWeightsViewTheMappedShard) {
+  TempModelDir dir;
+  Json manifest = Json::parse(R"([{"paths": ["group1-shard1of1.bin"],
+      "weights": [
+        {"name": "w", "shape": [2], "dtype": "float32"},
+        {"name": "k", "shape": [1], "dtype": "int32"},
+        {"name": "h", "shape": [2], "dtype": "float32",
+         "quantization": {"dtype": "float16"}},
+        {"name": "s", "shape": [1], "dtype": "string"},
+        {"name": "i", "shape": [3], "dtype": "int32"},
+        {"name": "odd", "shape": [1], "dtype": "float32"}]}])");
+  // w at offset 0 and k at 8 are viewed; float16 1.0 = 0x3c00, 2.0 =
+  // 0x4000; "abc" (4 + 3 bytes) leaves "i" at offset 23 (not 4-aligned:
+  // copied); "odd" at 35 is not either.
+  dir.Write("group1-shard1of1.bin", Bytes()
+                                        .F32(1.5f)
+                                        .F32(-2.5f)
+                                        .I32(42)
+                                        .U16(0x3c00)
+                                        .U16(0x4000)
+                                        .Str("abc")
+                                        .I32(7)
+                                        .I32(-8)
+                                        .I32(9)
+                                        .F32(4.0f)
+                                        .str());
+  const std::string path = WriteModel(dir, {{"weightsManifest", manifest}});
+  const std::string shard = dir.path() + "/group1-shard1of1.bin";
+  for (bool view : {true, false}) {
+    TfjsLoadOptions options;
+    options.view_weights = view;
+    auto model = LoadTfjsModel(path, options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    const Tensor& w = model->weights.at("w");
+    EXPECT_EQ(w.data<float>()[0], 1.5f);
+    EXPECT_EQ(w.data<float>()[1], -2.5f);
+    EXPECT_EQ(InFileMapping(w.data<float>(), shard), view);
+    const Tensor& k = model->weights.at("k");
+    EXPECT_EQ(k.data<int32_t>()[0], 42);
+    EXPECT_EQ(InFileMapping(k.data<int32_t>(), shard), view);
+    const Tensor& h = model->weights.at("h");
+    EXPECT_EQ(h.data<float>()[1], 2.0f);
+    EXPECT_FALSE(InFileMapping(h.data<float>(), shard));
+    EXPECT_EQ(model->weights.at("s").data<std::string>()[0], "abc");
+    const Tensor& i = model->weights.at("i");
+    EXPECT_EQ(i.data<int32_t>()[2], 9);
+    EXPECT_FALSE(InFileMapping(i.data<int32_t>(), shard));
+    EXPECT_EQ(model->weights.at("odd").data<float>()[0], 4.0f);
+  }
 }
 
 TEST(TfjsModelTest, PathMayBeFileOrFolder) {
