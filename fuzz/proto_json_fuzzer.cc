@@ -8,9 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "loader/chunked/chunked_proto_writer.h"
 #include "loader/proto_json.h"
 #include "proto/graph.pb.h"
 
@@ -18,11 +17,7 @@ namespace {
 
 std::string Deterministic(const google::protobuf::Message& m) {
   std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&coded);
-  coded.Trim();
+  if (!graphrt::SerializeDeterministic(m, &out).ok()) std::abort();
   return out;
 }
 

@@ -4,25 +4,23 @@
 
 #include <cstdint>
 
+#include "runtime/huge_pages.h"
+
 namespace graphrt {
-namespace {
-
-constexpr size_t kHugePage = size_t{2} << 20;
-
-}  // namespace
 
 std::shared_ptr<WeightArena> WeightArena::Create(size_t bytes) {
   if (bytes == 0 || bytes > (size_t{1} << 46)) return nullptr;
   // Huge pages need 2 MiB alignment: map one huge page more and start at
   // the first boundary.
-  const size_t span = bytes >= kHugePage ? bytes + kHugePage : bytes;
+  const size_t span = bytes >= kHugePageBytes ? bytes + kHugePageBytes : bytes;
   void* mapping = ::mmap(nullptr, span, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapping == MAP_FAILED) return nullptr;
   char* begin = static_cast<char*>(mapping);
-  if (bytes >= kHugePage) {
+  if (bytes >= kHugePageBytes) {
     const uintptr_t p = reinterpret_cast<uintptr_t>(begin);
-    begin = reinterpret_cast<char*>((p + kHugePage - 1) & ~(kHugePage - 1));
+    begin = reinterpret_cast<char*>((p + kHugePageBytes - 1) &
+                                    ~(kHugePageBytes - 1));
     // Advice only: without THP the kernel uses small pages.
     ::madvise(begin, bytes, MADV_HUGEPAGE);
   }

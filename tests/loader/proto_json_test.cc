@@ -16,10 +16,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "loader/chunked/chunked_proto_writer.h"
 #include "loader/json_members.h"
 #include "loader/tfjs_model.h"
 #include "proto/graph.pb.h"
@@ -29,11 +28,7 @@ namespace {
 
 std::string Deterministic(const google::protobuf::Message& m) {
   std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&coded);
-  coded.Trim();
+  EXPECT_TRUE(SerializeDeterministic(m, &out).ok());
   return out;
 }
 
