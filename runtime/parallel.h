@@ -14,11 +14,19 @@
 // TSan they are plain pass-throughs to oneTBB (no extra work, no
 // allocation).
 //
-// The edge a task acquires is reached without reading memory the spawner
-// wrote outside oneTBB: a copy oneTBB makes of the body (parallel_for,
-// task_group) is written by oneTBB's own inline code, whose races
-// tests/tsan.supp suppresses; an arena functor is read in place, so it
-// acquires its own address (`this`) first.
+// oneTBB copies the bodies it is given (parallel_for copies the body into
+// each task, and again into the half it splits off, on whichever thread
+// splits; task_group moves the functor into its task), and another thread
+// then runs the copy. TSan cannot see that hand-off either, so every body
+// graphrt gives oneTBB under TSan is a small struct of pointers whose copy
+// and move constructors acquire the source's address before reading it and
+// release their own address after writing it, and whose operator() acquires
+// its own address before reading its members. oneTBB also recycles task
+// memory through its own allocator, so a body's storage may next hold
+// another body written by another thread: every read of a body's members
+// is followed by a release of its address, and every write preceded by an
+// acquire of it. An arena functor is read in place: it acquires its own
+// address, which the caller released.
 //
 // Thread-safety: ParallelFor and ExecuteInArena may be called from any
 // thread, also from inside a task; a TaskGroup may be given tasks from any
@@ -51,15 +59,80 @@ struct Edges {
   char join = 0;   // every chunk -> caller
 };
 
+// The parallel_for body under TSan (see the top of this file).
 template <typename Fn>
-struct RangeBody {
-  const Fn* fn;
-  const Edges* edges;
+class RangeBody {
+ public:
+  RangeBody(const Fn* fn, const Edges* edges) {
+    TsanAcquire(this);
+    fn_ = fn;
+    edges_ = edges;
+    TsanRelease(this);
+  }
+  RangeBody(const RangeBody& other) {
+    TsanAcquire(&other);
+    const Fn* fn = other.fn_;
+    const Edges* edges = other.edges_;
+    TsanRelease(&other);
+    TsanAcquire(this);
+    fn_ = fn;
+    edges_ = edges;
+    TsanRelease(this);
+  }
+  RangeBody& operator=(const RangeBody&) = delete;
+
   void operator()(const oneapi::tbb::blocked_range<int64_t>& r) const {
+    TsanAcquire(this);
+    const Fn* fn = fn_;
+    const Edges* edges = edges_;
+    TsanRelease(this);
     TsanAcquire(&edges->spawn);
     (*fn)(r.begin(), r.end());
     TsanRelease(&edges->join);
   }
+
+ private:
+  const Fn* fn_;
+  const Edges* edges_;
+};
+
+// The task_group functor under TSan: runs and deletes a heap copy of the
+// caller's callable, then releases the group's join edge.
+template <typename Task>
+class GroupTaskBody {
+ public:
+  GroupTaskBody(Task* task, const char* join) {
+    TsanAcquire(this);
+    task_ = task;
+    join_ = join;
+    TsanRelease(this);
+  }
+  GroupTaskBody(const GroupTaskBody& other) {
+    TsanAcquire(&other);
+    Task* task = other.task_;
+    const char* join = other.join_;
+    TsanRelease(&other);
+    TsanAcquire(this);
+    task_ = task;
+    join_ = join;
+    TsanRelease(this);
+  }
+  GroupTaskBody& operator=(const GroupTaskBody&) = delete;
+
+  void operator()() const {
+    TsanAcquire(this);
+    Task* task = task_;
+    const char* join = join_;
+    TsanRelease(this);
+    TsanAcquire(task);
+    (*task)();
+    delete task;
+    TsanRelease(join);
+  }
+
+ private:
+  Task* task_;
+  const char* join_;
 };
 
 template <typename Fn>
@@ -106,7 +179,7 @@ void ParallelFor(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {
     TsanRelease(&edges.spawn);
     oneapi::tbb::parallel_for(
         oneapi::tbb::blocked_range<int64_t>(begin, end, grain),
-        parallel_internal::RangeBody<Fn>{&fn, &edges});
+        parallel_internal::RangeBody<Fn>(&fn, &edges));
     TsanAcquire(&edges.join);
   } else {
     oneapi::tbb::parallel_for(
@@ -148,12 +221,7 @@ class TaskGroup {
       using Task = std::decay_t<Fn>;
       Task* task = new Task(std::forward<Fn>(fn));
       TsanRelease(task);
-      group_.run([task, this] {
-        TsanAcquire(task);
-        (*task)();
-        delete task;
-        TsanRelease(&join_);
-      });
+      group_.run(parallel_internal::GroupTaskBody<Task>(task, &join_));
     } else {
       group_.run(std::forward<Fn>(fn));
     }
