@@ -41,8 +41,8 @@ absl::Status ResolveInNodes(
     google::protobuf::RepeatedPtrField<tensorflow::NodeDef>* nodes,
     absl::flat_hash_map<std::string, Tensor>* weights,
     absl::string_view weight_prefix) {
-  absl::flat_hash_map<std::string, tensorflow::NodeDef*> by_name;
-  for (tensorflow::NodeDef& n : *nodes) by_name[n.name()] = &n;
+  // Filled on the first text-file initializer: most graphs have none.
+  absl::flat_hash_map<absl::string_view, tensorflow::NodeDef*> by_name;
   absl::flat_hash_set<std::string> done;
   for (const tensorflow::NodeDef& n : *nodes) {
     if (n.op() != "InitializeTableFromTextFile" &&
@@ -50,6 +50,9 @@ absl::Status ResolveInNodes(
       continue;
     }
     if (n.input_size() < 2) continue;  // the kernel reports the arity
+    if (by_name.empty()) {
+      for (tensorflow::NodeDef& m : *nodes) by_name[m.name()] = &m;
+    }
     // Follow Identity chains to the producer (bounded: no cycles).
     std::string name(InputNode(n.input(1)));
     tensorflow::NodeDef* producer = nullptr;

@@ -112,12 +112,12 @@ std::string NodeContext(const Node& node) {
 }
 
 absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
-    const tensorflow::GraphDef& def, const WeightMap& weights,
+    tensorflow::GraphDef def, const WeightMap& weights,
     const OpRegistry& registry, const std::string& what,
     const FunctionLibrary* functions) {
   auto graph = std::make_unique<Graph>();
   graph->what_ = what;
-  graph->library_ = def.library();
+  graph->library_.Swap(def.mutable_library());
   graph->nodes_.resize(def.node_size());
   for (int i = 0; i < def.node_size(); ++i) {
     const auto& nd = def.node(i);
@@ -130,7 +130,7 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
           what, ": duplicate node name '", nd.name(), "'"));
     }
     graph->nodes_[i].id = i;
-    graph->nodes_[i].def = nd;
+    graph->nodes_[i].def.Swap(def.mutable_node(i));
   }
   for (Node& node : graph->nodes_) {
     for (const std::string& in : node.def.input()) {

@@ -56,9 +56,10 @@ class Graph {
  public:
   // `what` names the graph in errors ("inference graph", "initializer").
   // `functions` (may be null) compiles the functions that If/While/
-  // PartitionedCall nodes call.
+  // PartitionedCall nodes call. The nodes are taken from `def` (pass an
+  // rvalue to spare copying every NodeDef).
   static absl::StatusOr<std::unique_ptr<Graph>> Build(
-      const tensorflow::GraphDef& def, const WeightMap& weights,
+      tensorflow::GraphDef def, const WeightMap& weights,
       const OpRegistry& registry, const std::string& what,
       const FunctionLibrary* functions = nullptr);
 

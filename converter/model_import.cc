@@ -74,7 +74,7 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
   }
   ModelFunctionLibrary functions(model.topology.library(), &model.weights,
                                  &registry);
-  auto graph = Graph::Build(model.topology, model.weights, registry,
+  auto graph = Graph::Build(std::move(model.topology), model.weights, registry,
                             "inference graph",
                             functions.empty() ? nullptr : &functions);
   // Graph errors name the node; the file is added here.
@@ -142,7 +142,7 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
     ModelFunctionLibrary init_functions(model.initializer->library(),
                                         &model.weights, &registry);
     auto init_graph =
-        Graph::Build(*model.initializer, model.weights, registry,
+        Graph::Build(std::move(*model.initializer), model.weights, registry,
                      "initializer graph",
                      init_functions.empty() ? nullptr : &init_functions);
     if (!init_graph.ok()) {

@@ -100,6 +100,10 @@ struct TfjsLoadOptions {
   // shard file must not be modified in place while the model is loaded
   // (replace it by rename instead). false: every weight is copied.
   bool view_weights = true;
+  // Weights smaller than this are copied even when view_weights is on:
+  // below a few pages a copy costs less than pinning the shard's pages
+  // (default 16 KiB; 0 views every eligible weight).
+  int64_t min_view_bytes = 16 * 1024;
 };
 
 absl::StatusOr<TfjsModel> LoadTfjsModel(const std::string& path,

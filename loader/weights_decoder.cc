@@ -278,7 +278,8 @@ absl::Status DecodeWeightGroup(
     absl::string_view data, absl::Span<const WeightSpec> specs,
     int64_t max_tensor_bytes, std::vector<std::pair<std::string, Tensor>>* out,
     WeightStats* stats, std::shared_ptr<const void> view_owner,
-    std::vector<std::pair<int64_t, int64_t>>* viewed) {
+    std::vector<std::pair<int64_t, int64_t>>* viewed,
+    int64_t min_view_bytes) {
   const int64_t total = static_cast<int64_t>(data.size());
   int64_t offset = 0;
   // Filled here and handed to `out` / `stats` only when the whole group
@@ -303,13 +304,16 @@ absl::Status DecodeWeightGroup(
     for (size_t i = 0; i < specs.size(); ++i) {
       const absl::StatusOr<Layout>& layout = layouts[i];
       const absl::StatusOr<Shape>& shape = shapes[i];
-      if (!layout.ok() || !shape.ok() || layout->dtype == DType::kString ||
-          (view_owner != nullptr && Viewable(*layout))) {
-        continue;  // strings are not fixed-size; views need no memory
+      if (!layout.ok() || !shape.ok() || layout->dtype == DType::kString) {
+        continue;  // strings are not fixed-size
       }
       const int64_t size = static_cast<int64_t>(DTypeSize(layout->dtype));
       const int64_t n = shape->num_elements();
       if (n > max_tensor_bytes / size || n > total) continue;
+      if (view_owner != nullptr && Viewable(*layout) &&
+          n * size >= min_view_bytes) {
+        continue;  // views need no memory
+      }
       arena_bytes += WeightArena::PieceSize(static_cast<size_t>(n * size));
     }
     if (arena_bytes >= WeightArena::kMinBytes) {
@@ -379,6 +383,7 @@ absl::Status DecodeWeightGroup(
       }
       const char* src = data.data() + offset;
       if (view_owner != nullptr && n > 0 && Viewable(layout) &&
+          stored >= min_view_bytes &&
           reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
         // Read-only by contract (the executor never forwards a Const's
         // buffer: the Const kernel holds a reference too).

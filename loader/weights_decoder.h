@@ -57,12 +57,16 @@ struct WeightSpec {
 // entries whose bytes are 4-byte aligned in memory become read-only
 // Tensor::Views into `data` holding `view_owner`, instead of copies; their
 // [begin, end) byte ranges in `data` are appended to `viewed` (if given).
+// Entries smaller than `min_view_bytes` are copied all the same: a view
+// pins its pages of `data`, and copying a few bytes is cheaper than
+// keeping (or giving back) a page for them.
 // Everything else is decoded into fresh memory as without it.
 absl::Status DecodeWeightGroup(
     absl::string_view data, absl::Span<const WeightSpec> specs,
     int64_t max_tensor_bytes, std::vector<std::pair<std::string, Tensor>>* out,
     WeightStats* stats, std::shared_ptr<const void> view_owner = nullptr,
-    std::vector<std::pair<int64_t, int64_t>>* viewed = nullptr);
+    std::vector<std::pair<int64_t, int64_t>>* viewed = nullptr,
+    int64_t min_view_bytes = 0);
 
 // IEEE binary16 bits -> float32, exact (same bits as TF.js's table decoder).
 float HalfBitsToFloat(uint16_t bits);

@@ -34,6 +34,14 @@ int OutputIndexOf(const std::string& input) {
   return colon + 1 == input.size() ? -1 : index;
 }
 
+// NodeNameOf without the copy: a view into `input`.
+absl::string_view NameView(absl::string_view input) {
+  const size_t begin = !input.empty() && input[0] == '^' ? 1 : 0;
+  size_t colon = input.rfind(':');
+  if (colon == absl::string_view::npos || colon < begin) colon = input.size();
+  return input.substr(begin, colon - begin);
+}
+
 struct Uses {
   int data = 0;
   int control = 0;
@@ -44,7 +52,7 @@ absl::flat_hash_map<std::string, Uses> CountUses(const GraphDef& g) {
   absl::flat_hash_map<std::string, Uses> uses;
   for (int i = 0; i < g.node_size(); ++i) {
     for (const std::string& in : g.node(i).input()) {
-      Uses& u = uses[NodeNameOf(in)];
+      Uses& u = uses[NameView(in)];
       if (IsControl(in)) {
         ++u.control;
       } else {
@@ -128,10 +136,7 @@ void DropDead(GraphDef* g, const std::vector<bool>& dead) {
 }  // namespace
 
 std::string NodeNameOf(const std::string& input) {
-  size_t begin = IsControl(input) ? 1 : 0;
-  size_t colon = input.rfind(':');
-  if (colon == std::string::npos || colon < begin) colon = input.size();
-  return input.substr(begin, colon - begin);
+  return std::string(NameView(input));
 }
 
 int RemoveIdentities(GraphDef* graph, const KeepSet& keep) {
@@ -161,7 +166,7 @@ int RemoveIdentities(GraphDef* graph, const KeepSet& keep) {
   // Follows chains of removed identities to the surviving producer.
   auto resolve = [&](std::string in) {
     for (int hops = 0; hops <= graph->node_size(); ++hops) {
-      auto it = forward.find(NodeNameOf(in));
+      auto it = forward.find(NameView(in));
       if (it == forward.end() || OutputIndexOf(in) != 0) return in;
       in = it->second;
     }
@@ -185,7 +190,7 @@ int FuseConvBiasActivation(GraphDef* graph, const WeightMap& weights,
     index_of[graph->node(i).name()] = i;
   }
   auto node_of = [&](const std::string& input) -> const NodeDef* {
-    auto it = index_of.find(NodeNameOf(input));
+    auto it = index_of.find(NameView(input));
     return it == index_of.end() ? nullptr : &graph->node(it->second);
   };
   // The single consumer of `name`'s output 0, or -1.
@@ -222,7 +227,7 @@ int FuseConvBiasActivation(GraphDef* graph, const WeightMap& weights,
         (add.op() == "BiasAdd" && !IsNhwc(add))) {
       continue;
     }
-    const int conv_pos = NodeNameOf(add.input(0)) == conv.name() ? 0 : 1;
+    const int conv_pos = NameView(add.input(0)) == conv.name() ? 0 : 1;
     if (OutputIndexOf(add.input(conv_pos)) != 0 ||
         (add.op() == "BiasAdd" && conv_pos != 0)) {
       continue;
@@ -285,7 +290,7 @@ int FuseAbsPrelu(GraphDef* graph, const WeightMap& weights,
     index_of[graph->node(i).name()] = i;
   }
   auto index_of_input = [&](const std::string& input) {
-    auto it = index_of.find(NodeNameOf(input));
+    auto it = index_of.find(NameView(input));
     return it == index_of.end() || IsControl(input) ? -1 : it->second;
   };
   // `consumer` is the only user of node `i` (data, output 0), and `i` may go.
@@ -301,7 +306,7 @@ int FuseAbsPrelu(GraphDef* graph, const WeightMap& weights,
            TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT);
   };
   auto same_tensor = [](const std::string& a, const std::string& b) {
-    return NodeNameOf(a) == NodeNameOf(b) &&
+    return NameView(a) == NameView(b) &&
            OutputIndexOf(a) == OutputIndexOf(b) && OutputIndexOf(a) >= 0;
   };
   std::vector<bool> dead(graph->node_size(), false);
@@ -412,7 +417,7 @@ int FoldPadIntoConv(GraphDef* graph, const WeightMap& weights,
          explicit_pads->second.list().i_size() != 0)) {
       continue;
     }
-    auto pi = index_of.find(NodeNameOf(conv.input(0)));
+    auto pi = index_of.find(NameView(conv.input(0)));
     if (pi == index_of.end() || dead[pi->second]) continue;
     const NodeDef& pad = graph->node(pi->second);
     auto u = uses.find(pad.name());
@@ -424,8 +429,8 @@ int FoldPadIntoConv(GraphDef* graph, const WeightMap& weights,
       continue;
     }
     // paddings: a [4, 2] int32 / int64 weight, zero outside H and W.
-    auto w = weights.find(NodeNameOf(pad.input(1)));
-    auto pn = index_of.find(NodeNameOf(pad.input(1)));
+    auto w = weights.find(NameView(pad.input(1)));
+    auto pn = index_of.find(NameView(pad.input(1)));
     if (w == weights.end() || pn == index_of.end() ||
         graph->node(pn->second).op() != "Const") {
       continue;
@@ -541,7 +546,7 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
       if (activation != "Relu" && activation != "Relu6") continue;
     }
     for (int pos = 0; pos < 2; ++pos) {
-      auto ci_it = index_of.find(NodeNameOf(add.input(pos)));
+      auto ci_it = index_of.find(NameView(add.input(pos)));
       if (ci_it == index_of.end() || OutputIndexOf(add.input(pos)) != 0) {
         continue;
       }

@@ -142,10 +142,23 @@ bool InFileMapping(const void* p, const std::string& path) {
   return false;
 }
 
+// True when /proc/self/maps lists a mapping of the file `path`.
+bool FileIsMapped(const std::string& path) {
+  char real[PATH_MAX];
+  if (::realpath(path.c_str(), real) == nullptr) return false;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(real) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // Unquantized float32 / int32 weights of a one-shard group view the mapped
 // shard (TfjsLoadOptions::view_weights); quantized and string weights are
 // decoded as before; view_weights = false copies everything. The views
-// stay valid after the loader returns.
+// stay valid after the loader returns. (min_view_bytes = 0: these weights
+// are tiny.)
 TEST(TfjsModelTest, UnquantizedWeightsViewTheMappedShard) {
   TempModelDir dir;
   Json manifest = Json::parse(R"([{"paths": ["group1-shard1of1.bin"],
@@ -177,6 +190,7 @@ TEST(TfjsModelTest, UnquantizedWeightsViewTheMappedShard) {
   for (bool view : {true, false}) {
     TfjsLoadOptions options;
     options.view_weights = view;
+    options.min_view_bytes = 0;
     auto model = LoadTfjsModel(path, options);
     ASSERT_TRUE(model.ok()) << model.status();
     const Tensor& w = model->weights.at("w");
@@ -195,6 +209,41 @@ TEST(TfjsModelTest, UnquantizedWeightsViewTheMappedShard) {
     EXPECT_FALSE(InFileMapping(i.data<int32_t>(), shard));
     EXPECT_EQ(model->weights.at("odd").data<float>()[0], 4.0f);
   }
+}
+
+// By default only weights of at least min_view_bytes (16 KiB) are views;
+// smaller ones are copied, and a shard with no views is unmapped.
+TEST(TfjsModelTest, SmallWeightsAreCopiedByDefault) {
+  TempModelDir dir;
+  Json manifest = Json::parse(R"([{"paths": ["group1-shard1of1.bin"],
+      "weights": [
+        {"name": "small", "shape": [3], "dtype": "float32"},
+        {"name": "big", "shape": [4096], "dtype": "float32"}]}])");
+  Bytes bytes;
+  bytes.F32(1).F32(2).F32(3);
+  for (int i = 0; i < 4096; ++i) bytes.F32(static_cast<float>(i));
+  dir.Write("group1-shard1of1.bin", bytes.str());
+  const std::string path = WriteModel(dir, {{"weightsManifest", manifest}});
+  const std::string shard = dir.path() + "/group1-shard1of1.bin";
+  auto model = LoadTfjsModel(path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Tensor& small = model->weights.at("small");
+  EXPECT_EQ(small.data<float>()[2], 3.0f);
+  EXPECT_FALSE(InFileMapping(small.data<float>(), shard));
+  const Tensor& big = model->weights.at("big");
+  EXPECT_EQ(big.data<float>()[4095], 4095.0f);
+  EXPECT_TRUE(InFileMapping(big.data<float>(), shard));
+
+  // The last view gone, the shard is unmapped; without views it is never
+  // kept.
+  model->weights.erase("big");
+  EXPECT_FALSE(FileIsMapped(shard));
+  TfjsLoadOptions options;
+  options.min_view_bytes = int64_t{1} << 20;
+  auto copied = LoadTfjsModel(path, options);
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_EQ(copied->weights.at("big").data<float>()[7], 7.0f);
+  EXPECT_FALSE(FileIsMapped(shard));
 }
 
 TEST(TfjsModelTest, PathMayBeFileOrFolder) {
