@@ -74,9 +74,9 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
   }
   ModelFunctionLibrary functions(model.topology.library(), &model.weights,
                                  &registry);
-  auto graph = Graph::Build(std::move(model.topology), model.weights, registry,
-                            "inference graph",
-                            functions.empty() ? nullptr : &functions);
+  auto graph =
+      Graph::Build(std::move(model.topology), model.weights, registry,
+                   "inference graph", functions.empty() ? nullptr : &functions);
   // Graph errors name the node; the file is added here.
   if (!graph.ok()) return WithContext(graph.status(), model.model_json);
   out.graph = std::move(*graph);

@@ -451,8 +451,8 @@ absl::StatusOr<Json> ParseJsonText(absl::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("JSON nested deeper than ", kMaxJsonDepth, " levels"));
   }
-  Json root =
-      Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  Json root = Json::parse(text.begin(), text.end(), nullptr,
+                          /*allow_exceptions=*/false);
   if (!root.is_discarded()) return root;
   // Parse again only to get nlohmann's description of the error.
   std::string why = "syntax error";

@@ -278,8 +278,7 @@ absl::Status DecodeWeightGroup(
     absl::string_view data, absl::Span<const WeightSpec> specs,
     int64_t max_tensor_bytes, std::vector<std::pair<std::string, Tensor>>* out,
     WeightStats* stats, std::shared_ptr<const void> view_owner,
-    std::vector<std::pair<int64_t, int64_t>>* viewed,
-    int64_t min_view_bytes) {
+    std::vector<std::pair<int64_t, int64_t>>* viewed, int64_t min_view_bytes) {
   const int64_t total = static_cast<int64_t>(data.size());
   int64_t offset = 0;
   // Filled here and handed to `out` / `stats` only when the whole group

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -104,15 +105,18 @@ absl::StatusOr<std::string> RewriteInput(
 
 class CompiledFunction : public Function {
  public:
+  // `fetches` = the outputs, then (if any) the hidden control-output
+  // fetch, which Call runs but does not return.
   CompiledFunction(std::unique_ptr<Graph> graph, std::vector<Endpoint> args,
-                   std::vector<Endpoint> rets)
+                   std::vector<Endpoint> fetches, int num_outputs)
       : graph_(std::move(graph)),
         args_(std::move(args)),
-        rets_(std::move(rets)),
+        fetches_(std::move(fetches)),
+        num_outputs_(num_outputs),
         executor_(graph_.get(), nullptr, nullptr) {}
 
   int num_inputs() const override { return static_cast<int>(args_.size()); }
-  int num_outputs() const override { return static_cast<int>(rets_.size()); }
+  int num_outputs() const override { return num_outputs_; }
 
   absl::StatusOr<std::vector<Tensor>> Call(
       const KernelContext& caller, std::vector<Tensor> args) const override {
@@ -126,17 +130,50 @@ class CompiledFunction : public Function {
     for (size_t i = 0; i < args.size(); ++i) {
       feeds.push_back({args_[i], std::move(args[i])});
     }
-    auto out = executor_.Run(feeds, rets_, caller.resources());
+    auto out = executor_.Run(feeds, fetches_, caller.resources());
     if (!out.ok()) return WithContext(out.status(), graph_->what());
+    out->resize(static_cast<size_t>(num_outputs_));
     return out;
   }
 
  private:
   std::unique_ptr<Graph> graph_;
   std::vector<Endpoint> args_;
-  std::vector<Endpoint> rets_;
+  std::vector<Endpoint> fetches_;
+  int num_outputs_;
   Executor executor_;
 };
+
+// A function with control outputs but no outputs: FunctionToGraphDef has
+// no output to hang the control outputs on, so a scalar Const with control
+// inputs on all of them is added and fetched by every call (its value is
+// dropped). Returns its tensor name, or "" when none is needed.
+std::string AddControlOutputFetch(const tensorflow::FunctionDef& fn,
+                                  tensorflow::GraphDef* graph) {
+  if (fn.control_ret().empty() || fn.signature().output_arg_size() > 0) {
+    return "";
+  }
+  absl::flat_hash_set<std::string> names;
+  for (const auto& node : graph->node()) names.insert(node.name());
+  std::string name = "_control_outputs";
+  while (names.contains(name)) name += "_";
+  std::vector<std::string> controls;
+  for (const auto& [key, node_name] : fn.control_ret()) {
+    controls.push_back(absl::StrCat("^", node_name));
+  }
+  std::sort(controls.begin(), controls.end());  // map order varies
+  tensorflow::NodeDef* c = graph->add_node();
+  c->set_name(name);
+  c->set_op("Const");
+  (*c->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  tensorflow::TensorProto* value =
+      (*c->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(tensorflow::DT_INT32);
+  value->mutable_tensor_shape();
+  value->add_int_val(0);
+  for (const std::string& control : controls) c->add_input(control);
+  return name + ":0";
+}
 
 }  // namespace
 
@@ -186,8 +223,8 @@ absl::StatusOr<tensorflow::GraphDef> FunctionToGraphDef(
     control_rets.push_back(absl::StrCat("^", node_name));
   }
   std::sort(control_rets.begin(), control_rets.end());  // map order varies
-  // Not handled: a function with control outputs and no outputs at all
-  // (nothing is fetched, so its side effects do not run).
+  // (A function with control outputs and no outputs at all gets a fetch of
+  // its own in ModelFunctionLibrary::Instantiate: AddControlOutputFetch.)
   for (const auto& arg : sig.output_arg()) {
     auto it = fn.ret().find(arg.name());
     if (it == fn.ret().end()) {
@@ -240,11 +277,16 @@ ModelFunctionLibrary::Instantiate(const std::string& name) const {
   std::string what = absl::StrCat("function '", name, "'");
   std::vector<std::string> arg_names, ret_names;
   auto graph_def = FunctionToGraphDef(*def->second, &arg_names, &ret_names);
+  const int num_outputs = static_cast<int>(ret_names.size());
+  if (graph_def.ok()) {
+    std::string control = AddControlOutputFetch(*def->second, &*graph_def);
+    if (!control.empty()) ret_names.push_back(std::move(control));
+  }
   absl::StatusOr<std::unique_ptr<Graph>> graph =
-      graph_def.ok()
-          ? Graph::Build(*graph_def, *weights_, *registry_, what, this)
-          : absl::StatusOr<std::unique_ptr<Graph>>(
-                WithContext(graph_def.status(), what));
+      graph_def.ok() ? Graph::Build(std::move(*graph_def), *weights_,
+                                    *registry_, what, this)
+                     : absl::StatusOr<std::unique_ptr<Graph>>(
+                           WithContext(graph_def.status(), what));
   in_progress_.erase(name);
   if (!graph.ok()) return graph.status();
   std::vector<Endpoint> args, rets;
@@ -258,7 +300,7 @@ ModelFunctionLibrary::Instantiate(const std::string& name) const {
     rets.push_back(*e);
   }
   auto fn = std::make_shared<CompiledFunction>(
-      std::move(*graph), std::move(args), std::move(rets));
+      std::move(*graph), std::move(args), std::move(rets), num_outputs);
   compiled_[name] = fn;
   return fn;
 }

@@ -306,8 +306,8 @@ int FuseAbsPrelu(GraphDef* graph, const WeightMap& weights,
            TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT);
   };
   auto same_tensor = [](const std::string& a, const std::string& b) {
-    return NameView(a) == NameView(b) &&
-           OutputIndexOf(a) == OutputIndexOf(b) && OutputIndexOf(a) >= 0;
+    return NameView(a) == NameView(b) && OutputIndexOf(a) == OutputIndexOf(b) &&
+           OutputIndexOf(a) >= 0;
   };
   std::vector<bool> dead(graph->node_size(), false);
   int fused = 0;

@@ -301,5 +301,93 @@ TEST(FunctionTest, ControlRetNodesRun) {
   EXPECT_FALSE(FunctionToGraphDef(bad, &args, &rets).ok());
 }
 
+// A function with control outputs and no outputs at all (a call made only
+// for its side effects, ordered by control edges) runs them too. Before,
+// its call fetched nothing, so the assignment never ran and the read below
+// failed on an uninitialized variable.
+TEST(FunctionTest, ControlOutputsRunWithoutOutputs) {
+  tensorflow::GraphDef def = Parse(R"pb(
+    library {
+      function {
+        signature {
+          name: "assign_only"
+          input_arg { name: "v" type: DT_RESOURCE }
+          input_arg { name: "x" type: DT_INT32 }
+          control_output: "assign"
+        }
+        node_def {
+          name: "assign"
+          op: "AssignVariableOp"
+          input: "v"
+          input: "x"
+          attr {
+            key: "dtype"
+            value { type: DT_INT32 }
+          }
+        }
+        control_ret { key: "assign" value: "assign" }
+      }
+    }
+    node {
+      name: "var"
+      op: "VarHandleOp"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "shape"
+        value { shape {} }
+      }
+      attr {
+        key: "shared_name"
+        value { s: "v" }
+      }
+    }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+    }
+    node {
+      name: "call"
+      op: "StatefulPartitionedCall"
+      input: "var"
+      input: "x"
+      attr {
+        key: "f"
+        value { func { name: "assign_only" } }
+      }
+    }
+    node {
+      name: "read"
+      op: "ReadVariableOp"
+      input: "var"
+      input: "^call"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+    }
+  )pb");
+  WeightMap weights;
+  ModelFunctionLibrary library(def.library(), &weights, &BuiltinOps());
+  auto g = Graph::Build(def, weights, BuiltinOps(), "graph", &library);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ResourceManager resources;
+  Executor exec(g->get(), &resources, nullptr);
+  auto ep = [&](const char* name) { return *(*g)->ResolveTensor(name); };
+  auto out = exec.Run({{ep("x"), Tensor::Scalar<int32_t>(7)}}, {ep("read")});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<int32_t>()[0], 7);
+  // The function still has no outputs.
+  auto fn = library.Instantiate("assign_only");
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  EXPECT_EQ((*fn)->num_outputs(), 0);
+}
+
 }  // namespace
 }  // namespace graphrt
