@@ -128,14 +128,14 @@ absl::StatusOr<ConvertibleModel> ReadTfjs(const std::string& src) {
     }
     std::string name = node.name();
     while (graph_index.Contains(name) ||
-           keep.contains(name) && name != node.name()) {
+           (keep.contains(name) && name != node.name())) {
       name += "/initializer";
     }
     renamed[node.name()] = name;
   }
   for (const NodeDef& node : init.node()) {
-    if (!keep.contains(node.name()) || renamed[node.name()] == node.name() &&
-                                           graph_index.Contains(node.name())) {
+    if (!keep.contains(node.name()) || (renamed[node.name()] == node.name() &&
+                                        graph_index.Contains(node.name()))) {
       continue;
     }
     NodeDef* copy = graph.add_node();
