@@ -92,6 +92,10 @@ class Model {
   // wants its first Load as fast as later ones calls it at start-up.
   // `graphrt bench` calls it before timing the load and reports it as
   // init_ms, as TF.js's bench times loadGraphModel after tf.ready().
+  // Process-wide side effect: it turns off absl::Mutex deadlock detection
+  // (on by default in Debian's libabsl, built without NDEBUG), whose one
+  // global lock serialized concurrent Runs; a host that wants it can turn
+  // it back on after the first Load (absl::SetMutexDeadlockDetectionMode).
   static void InitRuntime();
   ~Model();
 
