@@ -2,6 +2,7 @@
 // including "node:out_arg:index" inputs inside function bodies.
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "google/protobuf/text_format.h"
 #include "ops/registry.h"
@@ -97,6 +98,65 @@ tensorflow::GraphDef Parse(const std::string& text) {
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
       absl::StrReplaceAll(text, {{"$T", kT}}), &def));
   return def;
+}
+
+// The nodes around a call of an int32-variable-assigning function `$F`:
+// `var` (an int32 resource variable), the Placeholder `x`, `call` =
+// StatefulPartitionedCall $F(var, x), and `read` of the variable after the
+// call.
+constexpr char kAssignCallerNodes[] = R"pb(
+    node {
+      name: "var"
+      op: "VarHandleOp"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "shape"
+        value { shape {} }
+      }
+      attr {
+        key: "shared_name"
+        value { s: "v" }
+      }
+    }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+    }
+    node {
+      name: "call"
+      op: "StatefulPartitionedCall"
+      input: "var"
+      input: "x"
+      attr {
+        key: "f"
+        value { func { name: "$F" } }
+      }
+    }
+    node {
+      name: "read"
+      op: "ReadVariableOp"
+      input: "var"
+      input: "^call"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+    }
+  )pb";
+
+// kAssignCallerNodes calling the FunctionDef `function` (text), named `name`.
+tensorflow::GraphDef AssignCallerGraph(const std::string& name,
+                                       const std::string& function) {
+  return Parse(absl::StrCat(
+      "library { function {", function, "} }",
+      absl::StrReplaceAll(kAssignCallerNodes, {{"$F", name}})));
 }
 
 TEST(FunctionTest, WhileIfAndCalls) {
@@ -206,9 +266,7 @@ TEST(FunctionTest, OutputArgIndices) {
 // dependencies) runs whenever the function is called, though no output
 // needs it. It was skipped before: the executor runs what outputs need.
 TEST(FunctionTest, ControlRetNodesRun) {
-  tensorflow::GraphDef def = Parse(R"pb(
-    library {
-      function {
+  tensorflow::GraphDef def = AssignCallerGraph("assign_fn", R"pb(
         signature {
           name: "assign_fn"
           input_arg { name: "v" type: DT_RESOURCE }
@@ -229,52 +287,6 @@ TEST(FunctionTest, ControlRetNodesRun) {
         node_def { name: "y" op: "AddV2" input: "x" input: "x" $T }
         ret { key: "y" value: "y:z:0" }
         control_ret { key: "assign" value: "assign" }
-      }
-    }
-    node {
-      name: "var"
-      op: "VarHandleOp"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-      attr {
-        key: "shape"
-        value { shape {} }
-      }
-      attr {
-        key: "shared_name"
-        value { s: "v" }
-      }
-    }
-    node {
-      name: "x"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-    }
-    node {
-      name: "call"
-      op: "StatefulPartitionedCall"
-      input: "var"
-      input: "x"
-      attr {
-        key: "f"
-        value { func { name: "assign_fn" } }
-      }
-    }
-    node {
-      name: "read"
-      op: "ReadVariableOp"
-      input: "var"
-      input: "^call"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-    }
   )pb");
   WeightMap weights;
   ModelFunctionLibrary library(def.library(), &weights, &BuiltinOps());
@@ -306,9 +318,7 @@ TEST(FunctionTest, ControlRetNodesRun) {
 // its call fetched nothing, so the assignment never ran and the read below
 // failed on an uninitialized variable.
 TEST(FunctionTest, ControlOutputsRunWithoutOutputs) {
-  tensorflow::GraphDef def = Parse(R"pb(
-    library {
-      function {
+  tensorflow::GraphDef def = AssignCallerGraph("assign_only", R"pb(
         signature {
           name: "assign_only"
           input_arg { name: "v" type: DT_RESOURCE }
@@ -326,52 +336,6 @@ TEST(FunctionTest, ControlOutputsRunWithoutOutputs) {
           }
         }
         control_ret { key: "assign" value: "assign" }
-      }
-    }
-    node {
-      name: "var"
-      op: "VarHandleOp"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-      attr {
-        key: "shape"
-        value { shape {} }
-      }
-      attr {
-        key: "shared_name"
-        value { s: "v" }
-      }
-    }
-    node {
-      name: "x"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-    }
-    node {
-      name: "call"
-      op: "StatefulPartitionedCall"
-      input: "var"
-      input: "x"
-      attr {
-        key: "f"
-        value { func { name: "assign_only" } }
-      }
-    }
-    node {
-      name: "read"
-      op: "ReadVariableOp"
-      input: "var"
-      input: "^call"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-    }
   )pb");
   WeightMap weights;
   ModelFunctionLibrary library(def.library(), &weights, &BuiltinOps());
