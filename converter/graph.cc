@@ -182,7 +182,52 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
     if (!kernel.ok()) return WithContext(kernel.status(), context);
     node.kernel = std::move(*kernel);
   }
+  GRAPHRT_RETURN_IF_ERROR(graph->AdoptConstInputs(registry));
   return graph;
+}
+
+absl::Status Graph::AdoptConstInputs(const OpRegistry& registry) {
+  KernelFactory const_factory = registry.Find("Const");
+  if (const_factory == nullptr) return absl::OkStatus();
+  // (consumer node, input index) pairs reading one Const.
+  std::vector<std::pair<int, int>> uses;
+  for (Node& node : nodes_) {
+    if (node.op() != "Const" || node.consumers.empty() ||
+        !node.constant.valid() || node.constant.num_elements() == 0 ||
+        !IsTriviallyCopyable(node.constant.dtype())) {
+      continue;
+    }
+    uses.clear();
+    bool all = true;
+    for (int c : node.consumers) {
+      const Node& consumer = nodes_[c];
+      for (int i = 0; all && i < static_cast<int>(consumer.inputs.size());
+           ++i) {
+        const Endpoint& in = consumer.inputs[i];
+        if (in.node != node.id) continue;
+        if (in.index != 0 ||
+            !consumer.kernel->CanAdoptConstInput(i, node.constant)) {
+          all = false;
+        }
+        uses.emplace_back(c, i);
+      }
+      if (!all) break;
+    }
+    if (!all || uses.empty()) continue;
+    for (const auto& [c, i] : uses) {
+      nodes_[c].kernel->AdoptConstInput(i, node.constant);
+    }
+    node.constant = ReleasedConst(node.constant);
+    KernelInit init{node.def, static_cast<int>(node.inputs.size()),
+                    &node.constant, nullptr};
+    auto kernel = const_factory(init);
+    if (!kernel.ok()) {
+      return WithContext(kernel.status(),
+                         absl::StrCat(what_, ": ", NodeContext(node)));
+    }
+    node.kernel = std::move(*kernel);
+  }
+  return absl::OkStatus();
 }
 
 std::optional<int> Graph::FindNode(absl::string_view name) const {

@@ -5,8 +5,10 @@
 // Building a Graph (load time) does all per-node work once: resolves every
 // input name, creates every kernel through the op registry (so an unknown op
 // or a bad attr is a load-time error naming the node), attaches Const
-// values, and checks that names are unique and every input exists. The
-// Graph is immutable afterwards and shared by concurrent Runs.
+// values, and checks that names are unique and every input exists. Kernels
+// may then adopt the Const values they read (Kernel::CanAdoptConstInput):
+// such a Const keeps only a placeholder, so packed weights are not stored
+// twice. The Graph is immutable afterwards and shared by concurrent Runs.
 #ifndef GRAPHRT_CONVERTER_GRAPH_H_
 #define GRAPHRT_CONVERTER_GRAPH_H_
 
@@ -43,7 +45,9 @@ struct Node {
   std::vector<int> control_inputs;  // ^inputs
   std::vector<int> consumers;       // nodes using this one (data or control), unique
   std::unique_ptr<Kernel> kernel;
-  Tensor constant;  // Const nodes: the value
+  // Const nodes: the value, or ReleasedConst(value) (ops/kernel.h) when
+  // every consumer adopted it at load.
+  Tensor constant;
 
   const std::string& name() const { return def.name(); }
   const std::string& op() const { return def.op(); }
@@ -75,6 +79,12 @@ class Graph {
   const std::string& what() const { return what_; }
 
  private:
+  // Offers each Const value to the kernels that read it (Kernel::
+  // CanAdoptConstInput); a Const every data consumer adopted keeps only a
+  // ReleasedConst placeholder, so its storage goes once the consumers have
+  // packed their own copies.
+  absl::Status AdoptConstInputs(const OpRegistry& registry);
+
   std::string what_;
   std::vector<Node> nodes_;
   absl::flat_hash_map<std::string, int> by_name_;

@@ -1,6 +1,7 @@
 #include "loader/weight_arena.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 
@@ -36,6 +37,41 @@ void* WeightArena::Take(size_t bytes) {
   void* out = next_;
   next_ += piece;
   return out;
+}
+
+namespace {
+
+class PageReleasingPiece {
+ public:
+  PageReleasingPiece(std::shared_ptr<const void> owner, void* data,
+                     size_t bytes)
+      : owner_(std::move(owner)), data_(data), bytes_(bytes) {}
+  ~PageReleasingPiece() {
+    const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(data_);
+    const uintptr_t first = (begin + page - 1) / page * page;
+    const uintptr_t last = (begin + bytes_) / page * page;
+    if (last > first) {
+      ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    }
+  }
+  PageReleasingPiece(const PageReleasingPiece&) = delete;
+  PageReleasingPiece& operator=(const PageReleasingPiece&) = delete;
+
+ private:
+  std::shared_ptr<const void> owner_;
+  void* data_;
+  size_t bytes_;
+};
+
+}  // namespace
+
+std::shared_ptr<const void> PageReleasingOwner(
+    std::shared_ptr<const void> owner, void* data, size_t bytes) {
+  if (owner == nullptr || data == nullptr || bytes < kMinReleasableBytes) {
+    return owner;
+  }
+  return std::make_shared<PageReleasingPiece>(std::move(owner), data, bytes);
 }
 
 }  // namespace graphrt

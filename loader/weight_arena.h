@@ -63,6 +63,19 @@ class WeightArena {
   char* end_;
 };
 
+// The keep-alive of one weight's bytes [data, data + bytes) in memory that
+// `owner` keeps mapped (a WeightArena, a mapped weight shard). It holds
+// `owner`, and when the last tensor viewing the weight goes it gives the
+// whole pages inside the range back to the OS (MADV_DONTNEED; a neighbour's
+// partly covered pages stay). So a weight nothing uses any more, such as a
+// convolution filter whose kernel packed its own copy (Kernel::
+// AdoptConstInput), stops counting in the process's memory while the rest
+// of the mapping stays. Weights under kMinReleasableBytes get `owner`
+// itself: a release would cost a syscall for little memory.
+inline constexpr size_t kMinReleasableBytes = size_t{64} << 10;
+std::shared_ptr<const void> PageReleasingOwner(
+    std::shared_ptr<const void> owner, void* data, size_t bytes);
+
 }  // namespace graphrt
 
 #endif  // GRAPHRT_LOADER_WEIGHT_ARENA_H_

@@ -386,15 +386,20 @@ absl::Status DecodeWeightGroup(
           reinterpret_cast<uintptr_t>(src) % alignof(float) == 0) {
         // Read-only by contract (the executor never forwards a Const's
         // buffer: the Const kernel holds a reference too).
-        tensor = Tensor::View(layout.dtype, shape, const_cast<char*>(src),
-                              view_owner);
+        tensor =
+            Tensor::View(layout.dtype, shape, const_cast<char*>(src),
+                         PageReleasingOwner(view_owner, const_cast<char*>(src),
+                                            static_cast<size_t>(stored)));
         viewed_here.emplace_back(offset, offset + stored);
       } else {
         void* piece = arena != nullptr && n > 0
                           ? arena->Take(static_cast<size_t>(n * elem_size))
                           : nullptr;
         if (piece != nullptr) {
-          tensor = Tensor::View(layout.dtype, shape, piece, arena);
+          tensor = Tensor::View(
+              layout.dtype, shape, piece,
+              PageReleasingOwner(arena, piece,
+                                 static_cast<size_t>(n * elem_size)));
         } else {
           GRAPHRT_RETURN_IF_ERROR(
               Allocate(layout.dtype, shape, where, &tensor));

@@ -138,7 +138,36 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual absl::Status Run(KernelContext& ctx) const = 0;
+
+  // Const adoption (load time, optional). After every kernel of a graph
+  // exists, Graph::Build offers each Const value to the kernels that read
+  // it: `value` feeds this kernel's data input `index`. A kernel that keeps
+  // its own form of the value (a convolution's filter, which oneDNN packs
+  // into its blocked layout) says yes in CanAdoptConstInput and is then
+  // handed the value in AdoptConstInput, before any Run. When every data
+  // consumer of a Const adopts it, the Const's own reference is dropped: it
+  // holds ReleasedConst(value) instead, Runs pass that placeholder (same
+  // dtype and shape, no storage) as the input, and the kernel must
+  // recognise it (IsReleasedConst) and use its own copy. A fed value for
+  // that input still arrives as an ordinary tensor. Fetching a released
+  // Const is an error (the executor says so). The point is memory: the
+  // decoded weights are freed once the kernel's packed copy exists.
+  virtual bool CanAdoptConstInput(int index, const Tensor& value) const {
+    return false;
+  }
+  virtual void AdoptConstInput(int index, Tensor value) {}
 };
+
+// The stand-in of a Const value its consumers adopted: the value's dtype and
+// shape without storage (raw_data() is null). Never read its elements.
+inline Tensor ReleasedConst(const Tensor& value) {
+  return Tensor::View(value.dtype(), value.shape(), nullptr, nullptr);
+}
+// True for ReleasedConst placeholders (a real tensor with elements always
+// has storage).
+inline bool IsReleasedConst(const Tensor& t) {
+  return t.valid() && t.num_elements() > 0 && t.raw_data() == nullptr;
+}
 
 using KernelFactory =
     absl::StatusOr<std::unique_ptr<Kernel>> (*)(const KernelInit& init);

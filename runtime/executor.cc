@@ -181,6 +181,16 @@ absl::StatusOr<std::shared_ptr<const Plan>> Executor::GetPlan(
     plan->fed[feeds[i].endpoint.node] = 1;
     plan->feed_index[feeds[i].endpoint] = static_cast<int>(i);
   }
+  for (const Endpoint& e : fetches) {
+    const Node& node = graph_->node(e.node);
+    if (!plan->fed[e.node] && IsReleasedConst(node.constant)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          graph_->what(), ": cannot fetch ", NodeContext(node), " ",
+          node.constant.DebugString(),
+          ": its consumers adopted the value at load (packed weights) and "
+          "its own copy was released"));
+    }
+  }
   // Backward closure from the fetches, stopping at fed nodes.
   std::vector<char> needed(n, 0);
   std::vector<int> stack;

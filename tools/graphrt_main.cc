@@ -453,6 +453,30 @@ void PrintProfile(const Profiler& profiler, int runs, int top_nodes,
   }
 }
 
+// The current resident memory by kind from /proc/self/status, in MB:
+// "RssAnon" (heap, tensors, decoded weights, JIT code) and "RssFile"
+// (mapped files: the binary's and libraries' code pages, weight shards).
+// Empty where the file is missing (not Linux).
+std::map<std::string, double> ResidentMemoryMb() {
+  std::map<std::string, double> out;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    for (const char* key : {"RssAnon", "RssFile"}) {
+      const std::string prefix = absl::StrCat(key, ":");
+      if (line.rfind(prefix, 0) != 0) continue;
+      std::vector<std::string> parts =
+          absl::StrSplit(line.substr(prefix.size()), absl::ByAnyChar(" \t"),
+                         absl::SkipEmpty());
+      int64_t kb = 0;
+      if (!parts.empty() && absl::SimpleAtoi(parts[0], &kb)) {
+        out[key] = static_cast<double>(kb) / 1024.0;
+      }
+    }
+  }
+  return out;
+}
+
 absl::Status CmdBench(const Args& args) {
   GRAPHRT_ASSIGN_OR_RETURN(int iters, IntFlag(args, "iters", 20, 1));
   GRAPHRT_ASSIGN_OR_RETURN(int warmup, IntFlag(args, "warmup", 3, 0));
@@ -522,9 +546,10 @@ absl::Status CmdBench(const Args& args) {
   j["p10_ms"] = pct(0.1);
   j["p90_ms"] = pct(0.9);
   // Memory: the process's peak RSS (getrusage) and its part before the
-  // model loaded, the model's constant tensors (decoded weights; kernels'
-  // packed copies are not included) and the executor pool's tensor storage
-  // (activations, power-of-two rounded).
+  // model loaded, the model's constant tensors (decoded weights, also where
+  // a kernel adopted one and its decoded copy is gone; packed copies are not
+  // counted again), the executor pool's tensor storage (activations,
+  // power-of-two rounded) and the resident memory by kind.
   if (::getrusage(RUSAGE_SELF, &usage) == 0) {
     j["peak_rss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
     j["base_rss_mb"] = base_rss_mb;
@@ -538,6 +563,9 @@ absl::Status CmdBench(const Args& args) {
     }
   }
   j["weights_mb"] = static_cast<double>(weight_bytes) / (1 << 20);
+  const std::map<std::string, double> resident = ResidentMemoryMb();
+  if (resident.count("RssAnon")) j["rss_anon_mb"] = resident.at("RssAnon");
+  if (resident.count("RssFile")) j["rss_file_mb"] = resident.at("RssFile");
   j["activation_pool_mb"] =
       static_cast<double>(model->activation_pool_bytes()) / (1 << 20);
   std::cout << j.dump() << "\n";

@@ -224,7 +224,10 @@ class ConvKernel : public Kernel {
                           res, dst));
               if (done) return absl::OkStatus();
             }
-            ConvForward<T>(x.data<T>(), filter.data<T>(), dst, g, conv_e, args);
+            GRAPHRT_ASSIGN_OR_RETURN(Tensor readable,
+                                     nn::ReadableFilter(fast_, filter));
+            ConvForward<T>(x.data<T>(), readable.data<T>(), dst, g, conv_e,
+                           args);
             if (res != nullptr) {
               nn::AddResidualActivate(res, dst, out_shape.num_elements(),
                                       e.act);
@@ -268,6 +271,15 @@ class ConvKernel : public Kernel {
           ctx.set_output(0, std::move(out));
           return absl::OkStatus();
         });
+  }
+
+  // The filter (input 1) when it is a Const: oneDNN packs it and the
+  // decoded copy goes (DnnlConv::AdoptFilter).
+  bool CanAdoptConstInput(int index, const Tensor& value) const override {
+    return index == 1 && c_.w.num_spatial == 2 && nn::CanAdoptFilter(value);
+  }
+  void AdoptConstInput(int index, Tensor value) override {
+    fast_.dnnl.AdoptFilter(std::move(value));
   }
 
  private:

@@ -175,7 +175,9 @@ class DepthwiseKernel : public Kernel {
                                        RunFast(ctx, g, x, filter, args, dst));
               if (done) return absl::OkStatus();
             }
-            DepthwiseForward<T>(x.data<T>(), filter.data<T>(), dst, g,
+            GRAPHRT_ASSIGN_OR_RETURN(Tensor readable,
+                                     nn::ReadableFilter(fast_, filter));
+            DepthwiseForward<T>(x.data<T>(), readable.data<T>(), dst, g,
                                 c_.epilogue, args);
             return absl::OkStatus();
           };
@@ -192,6 +194,15 @@ class DepthwiseKernel : public Kernel {
           ctx.set_output(0, std::move(out));
           return absl::OkStatus();
         });
+  }
+
+  // The filter (input 1) when it is a Const: oneDNN packs it and the
+  // decoded copy goes (DnnlConv::AdoptFilter).
+  bool CanAdoptConstInput(int index, const Tensor& value) const override {
+    return index == 1 && nn::CanAdoptFilter(value);
+  }
+  void AdoptConstInput(int index, Tensor value) override {
+    fast_.dnnl.AdoptFilter(std::move(value));
   }
 
  private:
@@ -218,9 +229,8 @@ class DepthwiseKernel : public Kernel {
     spec.in_channels = g.c;
     spec.out_channels = g.c * g.mult;
     return nn::RunFastFusedConv(fast_, spec, c_.epilogue, args, ctx, filter,
-                                /*residual=*/nullptr,
-                                x.data<float>(), g.n, g.h, g.w, g.oh, g.ow,
-                                out);
+                                /*residual=*/nullptr, x.data<float>(), g.n, g.h,
+                                g.w, g.oh, g.ow, out);
   }
 
   DepthwiseConfig c_;

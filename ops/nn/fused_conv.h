@@ -43,6 +43,23 @@ struct FastConv {
   XnnConv xnn;
 };
 
+// Whether a convolution kernel takes over its Const filter `value`
+// (Kernel::CanAdoptConstInput): float32 2-D filters, when oneDNN runs (it
+// keeps the packed copy; DnnlConv::AdoptFilter).
+inline bool CanAdoptFilter(const Tensor& value) {
+  return value.dtype() == DType::kFloat32 && value.rank() == 4 &&
+         DnnlAvailable();
+}
+
+// `filter` itself, or, for the placeholder of a filter the kernel adopted
+// (IsReleasedConst), that filter in TF's layout (rebuilt from oneDNN's
+// packed copy once, then kept): for the paths that read the filter.
+inline absl::StatusOr<Tensor> ReadableFilter(const FastConv& fast,
+                                             const Tensor& filter) {
+  if (!IsReleasedConst(filter)) return filter;
+  return fast.dnnl.AdoptedFilter();
+}
+
 // `spec` carries the geometry (its clamp is set here). `args` are the
 // epilogue's per-run values from PrepareEpilogue (validated inputs).
 // `residual` (e.residual: the addend of [BiasAdd, Add(, act)], with the
@@ -93,8 +110,9 @@ inline absl::StatusOr<bool> RunFastFusedConv(
           done, fast.dnnl.Run(s, filter, bias, residual, in, n, h, w, out_h,
                               out_w, out));
     } else {
-      GRAPHRT_ASSIGN_OR_RETURN(
-          done, fast.xnn.Run(s, filter, bias, in, n, h, w, out_h, out_w, out));
+      GRAPHRT_ASSIGN_OR_RETURN(Tensor readable, ReadableFilter(fast, filter));
+      GRAPHRT_ASSIGN_OR_RETURN(done, fast.xnn.Run(s, readable, bias, in, n, h,
+                                                  w, out_h, out_w, out));
     }
     if (!done) continue;
     const int64_t rows = n * out_h * out_w;

@@ -1,5 +1,7 @@
 // Weight decoding of LoadTfjsModel: every dtype, quantization, shards and
 // groups, and malformed manifests / shards.
+#include <unistd.h>
+
 #include <bit>
 #include <cmath>
 #include <complex>
@@ -526,6 +528,41 @@ TEST(WeightArenaTest, PiecesAreAlignedAndBounded) {
   EXPECT_NE(arena->Take(3 * 1024 * 1024 - 64 - 128), nullptr);  // exactly full
   EXPECT_EQ(arena->Take(1), nullptr);
   EXPECT_EQ(WeightArena::Create(0), nullptr);
+}
+
+// A weight's keep-alive gives its whole pages back when the last tensor
+// viewing it goes (an anonymous mapping then reads zeros there), and leaves
+// the partly covered pages it shares with its neighbours alone.
+TEST(WeightArenaTest, DroppedPiecesGiveTheirPagesBack) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  auto arena = WeightArena::Create(4 * 1024 * 1024);
+  ASSERT_NE(arena, nullptr);
+  char* before = static_cast<char*>(arena->Take(100));
+  const size_t bytes = kMinReleasableBytes + 3 * page;
+  char* piece = static_cast<char*>(arena->Take(bytes));
+  char* after = static_cast<char*>(arena->Take(100));
+  ASSERT_NE(after, nullptr);
+  std::memset(before, 1, 100);
+  std::memset(piece, 2, bytes);
+  std::memset(after, 3, 100);
+  Tensor t = Tensor::View(DType::kUInt8, Shape({static_cast<int64_t>(bytes)}),
+                          piece, PageReleasingOwner(arena, piece, bytes));
+  Tensor copy = t;
+  t = Tensor();
+  EXPECT_EQ(piece[page + 1], 2);  // still viewed by `copy`
+  copy = Tensor();
+  // The piece starts 128 bytes into the arena's first page: that page and
+  // the last partly covered one keep their bytes, the ones between are zero.
+  EXPECT_EQ(piece[0], 2);
+  EXPECT_EQ(before[99], 1);
+  EXPECT_EQ(after[0], 3);
+  const uintptr_t first =
+      (reinterpret_cast<uintptr_t>(piece) + page - 1) / page * page;
+  EXPECT_EQ(*reinterpret_cast<char*>(first), 0);
+  EXPECT_EQ(*reinterpret_cast<char*>(first + 2 * page), 0);
+  // Small weights are not worth a syscall: they get the owner itself.
+  std::shared_ptr<const void> owner = arena;
+  EXPECT_EQ(PageReleasingOwner(owner, before, 100), owner);
 }
 
 // A group above WeightArena::kMinBytes decodes into one arena: every dtype

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "ops/kernel.h"
 #include "tests/ops/conv_reference.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/ops/test_helpers.h"
@@ -283,6 +284,67 @@ TEST(DnnlConvTest, LargeBiasIsAddedAfterTheDotProduct) {
   for (size_t i = 0; i < got.size(); ++i)
     total_error += std::fabs(got[i] - want[i]);
   EXPECT_LT(total_error / got.size(), 7e-6);
+}
+
+// An adopted filter (Kernel::AdoptConstInput): Runs pass its placeholder,
+// DnnlConv drops its TF-layout reference once packed (the caller's tensor
+// is then its only holder), packs other input shapes from the packed copy,
+// and AdoptedFilter rebuilds the TF layout bit for bit.
+TEST(DnnlConvTest, AdoptedFilterIsPackedOnceAndReleased) {
+  if (!nn::DnnlAvailable()) GTEST_SKIP() << "oneDNN off";
+  for (const bool depthwise : {false, true}) {
+    XnnConvSpec s;
+    s.depthwise = depthwise;
+    s.kh = s.kw = 3;
+    s.pad_top = s.pad_bottom = s.pad_left = s.pad_right = 1;
+    s.in_channels = 16;
+    s.out_channels = depthwise ? 32 : 24;
+    std::mt19937 rng(depthwise ? 12 : 11);
+    auto x = Random(2 * 6 * 6 * s.in_channels, &rng);
+    auto fv = Random(
+        depthwise ? 9 * s.out_channels : 9 * s.in_channels * s.out_channels,
+        &rng);
+    Tensor f = Filter(s, fv);
+    const Tensor placeholder = ReleasedConst(f);
+    ASSERT_TRUE(IsReleasedConst(placeholder));
+    ASSERT_FALSE(IsReleasedConst(f));
+    DnnlConv conv;
+    conv.AdoptFilter(f);
+    EXPECT_FALSE(f.HasExclusiveBuffer());  // DnnlConv holds it until packed
+    std::vector<float> got(6 * 6 * s.out_channels);
+    ASSERT_TRUE(*conv.Run(s, placeholder, nullptr, nullptr, x.data(), 1, 6, 6,
+                          6, 6, got.data()));
+    ExpectNear(got, Reference(s, x, fv, nullptr, 1, 6, 6, 6, 6));
+    EXPECT_TRUE(f.HasExclusiveBuffer()) << "packed: TF layout not released";
+    // A second input shape is packed from the packed copy.
+    std::vector<float> batch2(2 * 6 * 6 * s.out_channels);
+    ASSERT_TRUE(*conv.Run(s, placeholder, nullptr, nullptr, x.data(), 2, 6, 6,
+                          6, 6, batch2.data()));
+    ExpectNear(batch2, Reference(s, x, fv, nullptr, 2, 6, 6, 6, 6));
+    auto rebuilt = conv.AdoptedFilter();
+    ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+    EXPECT_TRUE(rebuilt->IdenticalTo(f));
+    // A caller's own filter tensor still works next to the adopted one.
+    std::vector<float> own(6 * 6 * s.out_channels);
+    ASSERT_TRUE(
+        *conv.Run(s, f, nullptr, nullptr, x.data(), 1, 6, 6, 6, 6, own.data()));
+    EXPECT_EQ(own, got);
+  }
+}
+
+// A placeholder the DnnlConv never adopted is an error, not a read of null.
+TEST(DnnlConvTest, PlaceholderWithoutAdoptionIsAnError) {
+  if (!nn::DnnlAvailable()) GTEST_SKIP() << "oneDNN off";
+  XnnConvSpec s;
+  s.in_channels = 3;
+  s.out_channels = 4;
+  std::vector<float> x(12), out(16);
+  DnnlConv conv;
+  auto done = conv.Run(
+      s, ReleasedConst(T_<float>({1, 1, 3, 4}, std::vector<float>(12, 1.0f))),
+      nullptr, nullptr, x.data(), 1, 2, 2, 2, 2, out.data());
+  EXPECT_EQ(done.status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(conv.AdoptedFilter().status().code(), absl::StatusCode::kInternal);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "oneapi/dnnl/dnnl.h"
+#include "ops/kernel.h"
+#include "runtime/status_macros.h"
 
 // libgomp's C entry points (oneDNN's OpenMP runtime), declared here rather
 // than through <omp.h>, which is GCC's and absent from clang's default
@@ -83,6 +85,53 @@ AlignedBuffer AllocAligned(size_t bytes) {
   return AlignedBuffer(std::aligned_alloc(64, rounded));
 }
 
+// The calling thread's oneDNN scratchpad, at least `bytes` long (null when
+// out of memory). Shared by every primitive the thread runs: a thread runs
+// one at a time, so the largest need is enough, where a buffer per
+// primitive summed them (every convolution of a model; several MB).
+void* ThreadScratchpad(size_t bytes) {
+  struct Holder {
+    AlignedBuffer buffer;
+    size_t size = 0;
+  };
+  thread_local Holder holder;
+  if (holder.size < bytes) {
+    holder.buffer.reset();
+    holder.size = 0;
+    holder.buffer = AllocAligned(bytes);
+    if (holder.buffer != nullptr) holder.size = bytes;
+  }
+  return holder.buffer.get();
+}
+
+// Copies weights from one layout into another (dims equal) on the calling
+// thread.
+dnnl_status_t Reorder(const dnnl_memory_desc_t& from_md, const void* from_data,
+                      const dnnl_memory_desc_t& to_md, void* to_data) {
+  dnnl_memory_t from = nullptr, to = nullptr;
+  dnnl_primitive_desc_t reorder_pd = nullptr;
+  dnnl_primitive_t reorder = nullptr;
+  dnnl_status_t st = dnnl_memory_create(&from, &from_md, Engine(),
+                                        const_cast<void*>(from_data));
+  if (st == dnnl_success) {
+    st = dnnl_memory_create(&to, &to_md, Engine(), to_data);
+  }
+  if (st == dnnl_success) {
+    st = dnnl_reorder_primitive_desc_create(&reorder_pd, &from_md, Engine(),
+                                            &to_md, Engine(), nullptr);
+  }
+  if (st == dnnl_success) st = dnnl_primitive_create(&reorder, reorder_pd);
+  if (st == dnnl_success) {
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    st = dnnl_primitive_execute(reorder, ThreadStream(), 2, args);
+  }
+  if (reorder != nullptr) dnnl_primitive_destroy(reorder);
+  if (reorder_pd != nullptr) dnnl_primitive_desc_destroy(reorder_pd);
+  if (to != nullptr) dnnl_memory_destroy(to);
+  if (from != nullptr) dnnl_memory_destroy(from);
+  return st;
+}
+
 }  // namespace
 
 bool DnnlAvailable() {
@@ -97,8 +146,7 @@ bool DnnlAvailable() {
 
 struct DnnlConv::ExecContext {
   dnnl_memory_t src = nullptr, weights = nullptr, bias = nullptr, dst = nullptr,
-                scratch = nullptr;
-  AlignedBuffer scratch_buffer;
+                scratch = nullptr;  // scratch: the thread's (ThreadScratchpad)
   ~ExecContext() {
     for (dnnl_memory_t m : {src, weights, bias, dst, scratch}) {
       if (m != nullptr) dnnl_memory_destroy(m);
@@ -109,8 +157,9 @@ struct DnnlConv::ExecContext {
 struct DnnlConv::Entry {
   XnnConvSpec spec;
   int64_t n = 0, h = 0, w = 0;
-  Tensor filter;  // keeps the keyed buffers alive
+  Tensor filter;  // keeps the keyed buffers alive (not for adopted filters)
   Tensor bias;
+  bool adopted = false;  // packs the DnnlConv's adopted filter
   bool has_bias = false;
   bool has_residual = false;
   bool transposed = false;  // RunBackpropInput: src dy, dst dx
@@ -119,6 +168,7 @@ struct DnnlConv::Entry {
   dnnl_primitive_t primitive = nullptr;
   AlignedBuffer packed_weights;
   dnnl_memory_desc_t src_md{}, weights_md{}, bias_md{}, dst_md{}, scratch_md{};
+  dnnl_memory_desc_t user_weights_md{};  // TF's layout of the filter
   size_t scratch_bytes = 0;
   std::vector<std::unique_ptr<ExecContext>> idle;
 
@@ -128,12 +178,13 @@ struct DnnlConv::Entry {
     if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
   }
 
-  bool Matches(const XnnConvSpec& s, const Tensor& f, const Tensor* b,
-               bool residual, bool t, int64_t nn, int64_t hh,
+  bool Matches(const XnnConvSpec& s, const Tensor& f, bool f_adopted,
+               const Tensor* b, bool residual, bool t, int64_t nn, int64_t hh,
                int64_t ww) const {
     if (!(spec == s) || n != nn || h != hh || w != ww ||
-        residual != has_residual || t != transposed ||
-        f.buffer() != filter.buffer() || f.raw_data() != filter.raw_data() ||
+        residual != has_residual || t != transposed || f_adopted != adopted ||
+        (!adopted && (f.buffer() != filter.buffer() ||
+                      f.raw_data() != filter.raw_data())) ||
         (b != nullptr) != has_bias) {
       return false;
     }
@@ -141,13 +192,18 @@ struct DnnlConv::Entry {
            (b->buffer() == bias.buffer() && b->raw_data() == bias.raw_data());
   }
 
-  // Creates the primitive and the packed weights. Ok with usable == false
-  // when oneDNN has no JIT implementation for this geometry.
-  absl::Status Build(int64_t out_h, int64_t out_w);
+  // Creates the primitive and the packed weights, reordered from
+  // `weights` (in layout `weights_layout`, or TF's layout when null). Ok
+  // with usable == false when oneDNN has no JIT implementation for this
+  // geometry.
+  absl::Status Build(int64_t out_h, int64_t out_w, const void* weights,
+                     const dnnl_memory_desc_t* weights_layout);
   absl::StatusOr<std::unique_ptr<ExecContext>> NewContext() const;
 };
 
-absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
+absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
+                                    const void* weights,
+                                    const dnnl_memory_desc_t* weights_layout) {
   const XnnConvSpec& s = spec;
   const std::string where = Geometry(s, n, h, w);
   auto fail = [&](const char* call, dnnl_status_t st) {
@@ -160,7 +216,7 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
     std::swap(src_dims, dst_dims);
   }
   dnnl_dims_t bias_dims = {s.out_channels};
-  dnnl_memory_desc_t user_weights_md, any_weights_md;
+  dnnl_memory_desc_t any_weights_md;
   dnnl_status_t st;
   if (transposed) {
     // A deconvolution's weights are {OC = conv's in, IC = conv's out, kh,
@@ -292,28 +348,8 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w) {
         absl::StrCat("cannot allocate ", packed_bytes,
                      " bytes of packed weights for a ", where));
   }
-  dnnl_memory_t from = nullptr, to = nullptr;
-  dnnl_primitive_desc_t reorder_pd = nullptr;
-  dnnl_primitive_t reorder = nullptr;
-  st = dnnl_memory_create(&from, &user_weights_md, Engine(),
-                          const_cast<void*>(filter.raw_data()));
-  if (st == dnnl_success) {
-    st = dnnl_memory_create(&to, &weights_md, Engine(), packed_weights.get());
-  }
-  if (st == dnnl_success) {
-    st = dnnl_reorder_primitive_desc_create(&reorder_pd, &user_weights_md,
-                                            Engine(), &weights_md, Engine(),
-                                            nullptr);
-  }
-  if (st == dnnl_success) st = dnnl_primitive_create(&reorder, reorder_pd);
-  if (st == dnnl_success) {
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-    st = dnnl_primitive_execute(reorder, ThreadStream(), 2, args);
-  }
-  if (reorder != nullptr) dnnl_primitive_destroy(reorder);
-  if (reorder_pd != nullptr) dnnl_primitive_desc_destroy(reorder_pd);
-  if (to != nullptr) dnnl_memory_destroy(to);
-  if (from != nullptr) dnnl_memory_destroy(from);
+  st = Reorder(weights_layout != nullptr ? *weights_layout : user_weights_md,
+               weights, weights_md, packed_weights.get());
   if (st != dnnl_success) return fail("oneDNN weight reorder", st);
   usable = true;
   return absl::OkStatus();
@@ -336,13 +372,8 @@ DnnlConv::Entry::NewContext() const {
                             const_cast<void*>(bias.raw_data()));
   }
   if (st == dnnl_success && scratch_bytes > 0) {
-    c->scratch_buffer = AllocAligned(scratch_bytes);
-    if (c->scratch_buffer == nullptr) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "cannot allocate ", scratch_bytes, " bytes of oneDNN scratchpad"));
-    }
     st = dnnl_memory_create(&c->scratch, &scratch_md, Engine(),
-                            c->scratch_buffer.get());
+                            DNNL_MEMORY_NONE);
   }
   if (st != dnnl_success) {
     return absl::InternalError(
@@ -354,6 +385,41 @@ DnnlConv::Entry::NewContext() const {
 
 DnnlConv::DnnlConv() = default;
 DnnlConv::~DnnlConv() = default;
+
+void DnnlConv::AdoptFilter(Tensor filter) {
+  MutexLock lock(&mu_);
+  adopted_ = true;
+  adopted_filter_ = std::move(filter);
+  adopted_shape_ = adopted_filter_.shape();
+}
+
+absl::StatusOr<Tensor> DnnlConv::AdoptedFilter() const {
+  MutexLock lock(&mu_);
+  if (!adopted_) {
+    return absl::InternalError("oneDNN convolution has no adopted filter");
+  }
+  if (adopted_filter_.valid()) return adopted_filter_;
+  const Entry* packed = nullptr;
+  for (const auto& e : entries_) {
+    if (e->adopted && e->usable) packed = e.get();
+  }
+  if (packed == nullptr) {
+    return absl::InternalError("oneDNN convolution lost its adopted filter");
+  }
+  GRAPHRT_ASSIGN_OR_RETURN(Tensor filter, Tensor::AllocateUninitialized(
+                                              DType::kFloat32, adopted_shape_));
+  OmpSingleThread single;
+  const dnnl_status_t st =
+      Reorder(packed->weights_md, packed->packed_weights.get(),
+              packed->user_weights_md, filter.raw_data());
+  if (st != dnnl_success) {
+    return absl::InternalError(absl::StrCat(
+        "oneDNN weight reorder back to TF's layout failed (status ", st,
+        ") for a ", Geometry(packed->spec, packed->n, packed->h, packed->w)));
+  }
+  adopted_filter_ = filter;
+  return filter;
+}
 
 absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
                                    const Tensor& filter, const Tensor* bias,
@@ -389,14 +455,19 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
       (spec.depthwise && spec.out_channels % spec.in_channels != 0)) {
     return false;
   }
+  const bool adopted = IsReleasedConst(filter);
+  if (adopted && !adopted_) {
+    return absl::InternalError(
+        "oneDNN convolution got a released Const filter it never adopted");
+  }
   OmpSingleThread single;
   Entry* entry = nullptr;
   std::unique_ptr<ExecContext> ctx;
   {
     MutexLock lock(&mu_);
     for (auto& e : entries_) {
-      if (e->Matches(spec, filter, bias, residual != nullptr, transposed, n, h,
-                     w)) {
+      if (e->Matches(spec, filter, adopted, bias, residual != nullptr,
+                     transposed, n, h, w)) {
         entry = e.get();
         break;
       }
@@ -416,12 +487,33 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
       e->n = n;
       e->h = h;
       e->w = w;
-      e->filter = filter;
       e->has_bias = bias != nullptr;
       e->has_residual = residual != nullptr;
       e->transposed = transposed;
+      e->adopted = adopted;
       if (bias != nullptr) e->bias = *bias;
-      absl::Status built = e->Build(out_h, out_w);
+      // The weights to pack: the caller's filter, the adopted one while
+      // DnnlConv still holds it in TF layout, else another entry's packed
+      // copy.
+      const void* weights = filter.raw_data();
+      const dnnl_memory_desc_t* weights_layout = nullptr;
+      if (!adopted) {
+        e->filter = filter;
+      } else if (adopted_filter_.valid()) {
+        weights = adopted_filter_.raw_data();
+      } else {
+        const Entry* packed = nullptr;
+        for (const auto& other : entries_) {
+          if (other->adopted && other->usable) packed = other.get();
+        }
+        if (packed == nullptr) {
+          return absl::InternalError(
+              "oneDNN convolution lost its adopted filter");
+        }
+        weights = packed->packed_weights.get();
+        weights_layout = &packed->weights_md;
+      }
+      absl::Status built = e->Build(out_h, out_w, weights, weights_layout);
       entry = e.get();
       entries_.push_back(std::move(e));
       if (!built.ok()) {
@@ -429,6 +521,8 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
         return built;
       }
       if (!entry->usable) return false;
+      // Packed: the TF-layout copy can go (AdoptedFilter rebuilds it).
+      if (adopted) adopted_filter_ = Tensor();
     }
   }
   if (ctx == nullptr) {
@@ -440,6 +534,18 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
       ctx->src, const_cast<float*>(in), ThreadStream());
   if (st == dnnl_success) {
     st = dnnl_memory_set_data_handle_v2(ctx->dst, out, ThreadStream());
+  }
+  if (st == dnnl_success && ctx->scratch != nullptr) {
+    void* scratch = ThreadScratchpad(entry->scratch_bytes);
+    if (scratch == nullptr) {
+      MutexLock lock(&mu_);
+      entry->idle.push_back(std::move(ctx));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", entry->scratch_bytes,
+                       " bytes of oneDNN scratchpad for a ",
+                       Geometry(spec, n, h, w)));
+    }
+    st = dnnl_memory_set_data_handle_v2(ctx->scratch, scratch, ThreadStream());
   }
   if (st == dnnl_success && residual != nullptr && residual != out) {
     std::memcpy(out, residual, dnnl_memory_desc_get_size(&entry->dst_md));

@@ -12,7 +12,8 @@
 // runner (ops/nn/fused_conv.h) tries DnnlConv first, then XnnConv, then the
 // portable Eigen path.
 //
-// Lifecycle / ownership: one DnnlConv per kernel (created at load, empty).
+// Lifecycle / ownership: one DnnlConv per kernel (created at load, empty;
+// it may adopt the node's Const filter, see AdoptFilter).
 // The first Run with a given (filter buffer, bias buffer, spec, input
 // shape, residual or not) creates the primitive (oneDNN JIT-compiles its
 // kernel) and reorders the filter once into the blocked layout the kernel
@@ -74,6 +75,18 @@ class DnnlConv {
                            const float* in, int64_t n, int64_t h, int64_t w,
                            int64_t out_h, int64_t out_w, float* out) const;
 
+  // Filter adoption (Kernel::AdoptConstInputs, load time, before any Run):
+  // takes over the node's Const filter (TF layout, float32). Runs then pass
+  // its placeholder (IsReleasedConst) as `filter`. The first usable
+  // primitive packs the filter and DnnlConv drops its TF-layout reference,
+  // so the decoded weights are freed; primitives for other input shapes
+  // are packed from the existing packed copy. AdoptedFilter() rebuilds the
+  // TF layout (for the XNNPACK and portable paths when oneDNN declines a
+  // geometry) and keeps it from then on.
+  void AdoptFilter(Tensor filter);
+  // The adopted filter in TF layout. Thread-safe.
+  absl::StatusOr<Tensor> AdoptedFilter() const;
+
   // Conv2DBackpropInput (the transposed convolution): dx [n, h, w,
   // in_channels] from dy [n, out_h, out_w, out_channels] and `filter` in
   // TF's [kh, kw, in, out] layout, for the forward convolution `spec`
@@ -97,6 +110,10 @@ class DnnlConv {
 
   mutable Mutex mu_;
   mutable std::vector<std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+  bool adopted_ = false;  // set once, before any Run
+  // The adopted filter in TF layout while no entry holds it packed.
+  mutable Tensor adopted_filter_ ABSL_GUARDED_BY(mu_);
+  Shape adopted_shape_;
 };
 
 }  // namespace nn
