@@ -24,6 +24,7 @@
 #include "ops/attrs.h"
 #include "ops/nn/conv_util.h"
 #include "ops/nn/dnnl/dnnl_conv.h"
+#include "ops/nn/fused_conv.h"
 #include "ops/nn/nn_ops.h"
 #include "runtime/status_macros.h"
 
@@ -169,14 +170,28 @@ class BackpropInputKernel : public Kernel {
       if (done) return Finish(ctx, std::move(dx));
     }
     GRAPHRT_ASSIGN_OR_RETURN(dx, Tensor::Allocate(dy.dtype(), shape));
+    // An adopted filter's placeholder: the TF layout rebuilt from oneDNN's.
+    Tensor readable = filter;
+    if (IsReleasedConst(filter)) {
+      GRAPHRT_ASSIGN_OR_RETURN(readable, dnnl_.AdoptedFilter());
+    }
     GRAPHRT_RETURN_IF_ERROR((ops::DispatchDType<float, double>(
         dy.dtype(), "Conv2DBackpropInput", [&](auto tag) {
           using T = typename decltype(tag)::type;
-          BackpropInput<T>(dy.data<T>(), filter.data<T>(),
+          BackpropInput<T>(dy.data<T>(), readable.data<T>(),
                            dx.mutable_data<T>(), g);
           return absl::OkStatus();
         })));
     return Finish(ctx, std::move(dx));
+  }
+
+  // The filter (input 1) when it is a Const: oneDNN packs it and the
+  // decoded copy goes (DnnlConv::AdoptFilter).
+  bool CanAdoptConstInput(int index, const Tensor& value) const override {
+    return index == 1 && nn::CanAdoptFilter(value);
+  }
+  void AdoptConstInput(int index, Tensor value) override {
+    dnnl_.AdoptFilter(std::move(value));
   }
 
  private:

@@ -2,7 +2,8 @@
 // Const every data consumer adopted keeps only a placeholder, Runs hand the
 // consumers that placeholder (or a fed value), fetching it is an error, and
 // a Const that any consumer does not adopt stays as it was. Then the real
-// user: Conv2D / DepthwiseConv2dNative filters packed by oneDNN.
+// user: Conv2D / DepthwiseConv2dNative / Conv2DBackpropInput filters packed
+// by oneDNN.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -251,6 +252,83 @@ TEST(ConstAdoptionTest, ConvolutionFiltersAreAdopted) {
     ASSERT_TRUE(fed.ok()) << fed.status();
     EXPECT_TRUE((*adopted)[0].IdenticalTo((*fed)[0])) << op;
   }
+}
+
+// Conv2DBackpropInput adopts its filter (input 1) too; its input_sizes
+// Const (int32, input 0) stays.
+TEST(ConstAdoptionTest, TransposedConvolutionFilterIsAdopted) {
+  if (!nn::DnnlAvailable()) GTEST_SKIP() << "oneDNN off";
+  const int64_t cin = 6, cout = 10;
+  std::vector<float> fv(3 * 3 * cin * cout);
+  for (size_t i = 0; i < fv.size(); ++i) fv[i] = std::sin(0.23f * i);
+  Tensor filter =
+      *Tensor::FromVector<float>(fv).Reshaped(Shape({3, 3, cin, cout}));
+  WeightMap w;
+  w["f"] = filter;
+  w["sizes"] = Tensor::FromVector<int32_t>({1, 8, 8, 6});
+  auto g = Build(R"pb(
+                   node {
+                     name: "dy"
+                     op: "Placeholder"
+                     attr {
+                       key: "dtype"
+                       value { type: DT_FLOAT }
+                     }
+                   }
+                   node {
+                     name: "sizes"
+                     op: "Const"
+                     attr {
+                       key: "dtype"
+                       value { type: DT_INT32 }
+                     }
+                   }
+                   node {
+                     name: "f"
+                     op: "Const"
+                     attr {
+                       key: "dtype"
+                       value { type: DT_FLOAT }
+                     }
+                   }
+                   node {
+                     name: "dx"
+                     op: "Conv2DBackpropInput"
+                     input: "sizes"
+                     input: "f"
+                     input: "dy"
+                     attr {
+                       key: "T"
+                       value { type: DT_FLOAT }
+                     }
+                     attr {
+                       key: "strides"
+                       value { list { i: 1 i: 2 i: 2 i: 1 } }
+                     }
+                     attr {
+                       key: "padding"
+                       value { s: "SAME" }
+                     }
+                   }
+                 )pb",
+                 w, BuiltinOps());
+  ASSERT_NE(g, nullptr);
+  const Node& f = g->node(*g->FindNode("f"));
+  EXPECT_TRUE(IsReleasedConst(f.constant));
+  EXPECT_FALSE(IsReleasedConst(g->node(*g->FindNode("sizes")).constant));
+  std::vector<float> dyv(4 * 4 * cout);
+  for (size_t i = 0; i < dyv.size(); ++i) dyv[i] = std::cos(0.07f * i);
+  Tensor dy = *Tensor::FromVector<float>(dyv).Reshaped(Shape({1, 4, 4, cout}));
+  ResourceManager resources;
+  Executor exec(g.get(), &resources, nullptr);
+  const Endpoint dye{*g->FindNode("dy"), 0}, dxe{*g->FindNode("dx"), 0};
+  auto adopted = exec.Run({{dye, dy}}, {dxe});
+  ASSERT_TRUE(adopted.ok()) << adopted.status();
+  w.clear();
+  EXPECT_TRUE(filter.HasExclusiveBuffer());
+  auto fed = exec.Run({{dye, dy}, {Endpoint{f.id, 0}, filter}}, {dxe});
+  ASSERT_TRUE(fed.ok()) << fed.status();
+  EXPECT_TRUE((*adopted)[0].IdenticalTo((*fed)[0]));
 }
 
 }  // namespace
