@@ -186,6 +186,10 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
   return graph;
 }
 
+// Set by the importer (model_import.cc) on Consts a signature names: they
+// stay fetchable, so no kernel adopts them.
+constexpr char kKeepValueAttr[] = "_graphrt_keep_value";
+
 absl::Status Graph::AdoptConstInputs(const OpRegistry& registry) {
   KernelFactory const_factory = registry.Find("Const");
   if (const_factory == nullptr) return absl::OkStatus();
@@ -193,6 +197,7 @@ absl::Status Graph::AdoptConstInputs(const OpRegistry& registry) {
   std::vector<std::pair<int, int>> uses;
   for (Node& node : nodes_) {
     if (node.op() != "Const" || node.consumers.empty() ||
+        node.def.attr().contains(kKeepValueAttr) ||
         !node.constant.valid() || node.constant.num_elements() == 0 ||
         !IsTriviallyCopyable(node.constant.dtype())) {
       continue;

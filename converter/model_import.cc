@@ -53,8 +53,8 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
   out.source = model.model_json;
   out.weight_stats = model.weight_stats;
   // Vocabulary files are model assets: resolve them inside the folder.
-  GRAPHRT_RETURN_IF_ERROR(ResolveTextFileAssets(
-      model.model_dir, &model.topology, &model.weights));
+  GRAPHRT_RETURN_IF_ERROR(
+      ResolveTextFileAssets(model.model_dir, &model.topology, &model.weights));
   if (model.initializer.has_value()) {
     GRAPHRT_RETURN_IF_ERROR(ResolveTextFileAssets(
         model.model_dir, &*model.initializer, &model.weights));
@@ -71,6 +71,13 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
       }
     }
     passes::OptimizeInferenceGraph(&model.topology, model.weights, keep);
+    // A Const the signature names keeps its value (fetchable): Graph::Build
+    // does not let its consumers adopt it (graph.cc, kKeepValueAttr).
+    for (tensorflow::NodeDef& node : *model.topology.mutable_node()) {
+      if (node.op() == "Const" && keep.contains(node.name())) {
+        (*node.mutable_attr())["_graphrt_keep_value"].set_b(true);
+      }
+    }
   }
   ModelFunctionLibrary functions(model.topology.library(), &model.weights,
                                  &registry);
@@ -178,19 +185,18 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
         }
       }
       if (!found) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            model.model_json, ": resource input '", in.key,
-            "' has resourceId ", *in.resource_id,
-            " but no initializer output carries that resourceId"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(model.model_json, ": resource input '", in.key,
+                         "' has resourceId ", *in.resource_id,
+                         " but no initializer output carries that resourceId"));
       }
     }
   } else {
     for (const IoSpec& in : resource_inputs) {
       if (in.resource_id.has_value()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            model.model_json, ": resource input '", in.key,
-            "' has resourceId ", *in.resource_id,
-            " but the model has no modelInitializer"));
+            model.model_json, ": resource input '", in.key, "' has resourceId ",
+            *in.resource_id, " but the model has no modelInitializer"));
       }
     }
   }

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "converter/graph.h"
+#include "converter/model_import.h"
 #include "google/protobuf/text_format.h"
 #include "ops/kernel.h"
 #include "ops/nn/dnnl/dnnl_conv.h"
@@ -329,6 +330,38 @@ TEST(ConstAdoptionTest, TransposedConvolutionFilterIsAdopted) {
   auto fed = exec.Run({{dye, dy}, {Endpoint{f.id, 0}, filter}}, {dxe});
   ASSERT_TRUE(fed.ok()) << fed.status();
   EXPECT_TRUE((*adopted)[0].IdenticalTo((*fed)[0]));
+}
+
+// A Const the model's signature names stays fetchable: the importer marks
+// it and no kernel adopts it (the filter is stored twice, as before).
+TEST(ConstAdoptionTest, SignatureConstsAreNotAdopted) {
+  if (!nn::DnnlAvailable()) GTEST_SKIP() << "oneDNN off";
+  Tensor filter =
+      *Tensor::FromVector<float>(std::vector<float>(3 * 3 * 4 * 5, 0.5f))
+           .Reshaped(Shape({3, 3, 4, 5}));
+  TfjsModel model;
+  model.model_dir = model.model_json = "in-memory";
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      absl::StrCat(kConvGraphHead, "Conv2D", kConvGraphTail), &model.topology));
+  model.weights["f"] = filter;
+  Signature sig;
+  sig.inputs.push_back({"x", "x:0"});
+  sig.outputs.push_back({"y", "y:0"});
+  sig.outputs.push_back({"weights", "f:0"});
+  model.signature = sig;
+  auto imported = ImportTfjsModel(std::move(model), BuiltinOps());
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const Graph& g = *imported->graph;
+  const Node& f = g.node(*g.FindNode("f"));
+  EXPECT_FALSE(IsReleasedConst(f.constant));
+  ResourceManager resources;
+  Executor exec(&g, &resources, nullptr);
+  Tensor x = *Tensor::FromVector<float>(std::vector<float>(2 * 2 * 4, 1.0f))
+                  .Reshaped(Shape({1, 2, 2, 4}));
+  auto out = exec.Run({{Endpoint{*g.FindNode("x"), 0}, x}},
+                      {Endpoint{*g.FindNode("y"), 0}, Endpoint{f.id, 0}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE((*out)[1].IdenticalTo(filter));
 }
 
 }  // namespace
