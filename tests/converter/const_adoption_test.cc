@@ -150,31 +150,15 @@ TEST(ConstAdoptionTest, AdoptedConstKeepsOnlyAPlaceholder) {
   EXPECT_EQ(Floats((*out)[1]), (std::vector<float>{100.f, 200.f}));
 }
 
-// A kernel reading the Const through another output index, or not at all
-// as data (control edge only), does not block or take part in adoption.
+// A node that uses the Const only through a control edge does not block
+// adoption.
 TEST(ConstAdoptionTest, ControlConsumersDoNotBlockAdoption) {
   WeightMap w;
   w["c"] = Tensor::FromVector<float>({3.f});
-  auto g = Build(R"pb(
-                   node {
-                     name: "x"
-                     op: "Placeholder"
-                     attr {
-                       key: "dtype"
-                       value { type: DT_FLOAT }
-                     }
-                   }
-                   node {
-                     name: "c"
-                     op: "Const"
-                     attr {
-                       key: "dtype"
-                       value { type: DT_FLOAT }
-                     }
-                   }
-                   node { name: "a" op: "AddAdopted" input: "x" input: "c" }
+  w["shared"] = Tensor::FromVector<float>({1.f});
+  auto g = Build(absl::StrCat(kGraph, R"pb(
                    node { name: "after" op: "NoOp" input: "^c" }
-                 )pb",
+                 )pb"),
                  w, TestOps());
   ASSERT_NE(g, nullptr);
   EXPECT_TRUE(IsReleasedConst(g->node(*g->FindNode("c")).constant));
