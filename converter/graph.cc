@@ -186,10 +186,6 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
   return graph;
 }
 
-// Set by the importer (model_import.cc) on Consts a signature names: they
-// stay fetchable, so no kernel adopts them.
-constexpr char kKeepValueAttr[] = "_graphrt_keep_value";
-
 absl::Status Graph::AdoptConstInputs(const OpRegistry& registry) {
   KernelFactory const_factory = registry.Find("Const");
   if (const_factory == nullptr) return absl::OkStatus();

@@ -43,7 +43,7 @@ struct Node {
   tensorflow::NodeDef def;
   std::vector<Endpoint> inputs;     // data inputs, in order
   std::vector<int> control_inputs;  // ^inputs
-  std::vector<int> consumers;       // nodes using this one (data or control), unique
+  std::vector<int> consumers;  // nodes using this one (data or control), unique
   std::unique_ptr<Kernel> kernel;
   // Const nodes: the value, or ReleasedConst(value) (ops/kernel.h) when
   // every consumer adopted it at load.
@@ -52,6 +52,11 @@ struct Node {
   const std::string& name() const { return def.name(); }
   const std::string& op() const { return def.op(); }
 };
+
+// Node attr the importer sets on Consts a signature names
+// (model_import.cc): they stay fetchable, so no kernel adopts them
+// (Graph::AdoptConstInputs).
+inline constexpr char kKeepValueAttr[] = "_graphrt_keep_value";
 
 // Weights by Const node name.
 using WeightMap = absl::flat_hash_map<std::string, Tensor>;

@@ -75,7 +75,7 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
     // does not let its consumers adopt it (graph.cc, kKeepValueAttr).
     for (tensorflow::NodeDef& node : *model.topology.mutable_node()) {
       if (node.op() == "Const" && keep.contains(node.name())) {
-        (*node.mutable_attr())["_graphrt_keep_value"].set_b(true);
+        (*node.mutable_attr())[kKeepValueAttr].set_b(true);
       }
     }
   }

@@ -26,6 +26,12 @@ struct Plan {
   std::vector<int> ready;                    // nodes with no pending inputs
   absl::flat_hash_map<Endpoint, int> feed_index;  // endpoint -> feed #
   std::vector<char> fed;                          // per node id
+  // Per node id: the value of a planned Const node that is neither fed nor
+  // fetched (its Node::constant), else null. Such a node's kernel is not
+  // called: consumers read the value in place, so a Run neither copies nor
+  // reference-counts it (two concurrent Runs would both write the count's
+  // cache line, once per Const per Run).
+  std::vector<const Tensor*> static_values;
   // Set when the pruned graph has v1 control flow: run frame-aware.
   std::unique_ptr<DataflowPlan> dataflow;
 
@@ -235,6 +241,14 @@ absl::StatusOr<std::shared_ptr<const Plan>> Executor::GetPlan(
   }
   plan->initial_pending.assign(n, 0);
   plan->initial_uses.assign(n, 0);
+  plan->static_values.assign(n, nullptr);
+  for (int id = 0; id < n; ++id) {
+    const Node& node = graph_->node(id);
+    if (needed[id] && !plan->fed[id] && !plan->fetched[id] &&
+        node.op() == "Const" && node.constant.valid()) {
+      plan->static_values[id] = &node.constant;
+    }
+  }
   plan->successors.resize(n);
   plan->preds.resize(n);
   for (int id = 0; id < n; ++id) {
@@ -342,19 +356,42 @@ bool AccountOutputs(const RunContext& run, const Node& node, int id,
   return true;
 }
 
+// Releases the values of `id`'s predecessors whose last planned consumer
+// `id` was.
+void ReleaseInputs(const RunContext& run, int id) {
+  RunState& state = run.state;
+  const Plan& plan = run.plan;
+  for (int p : plan.preds[id]) {
+    if (state.uses[p].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+        !plan.fetched[p] && !plan.fed[p]) {
+      state.values[p].clear();
+      if (run.max_live_bytes > 0) {
+        state.live_bytes.fetch_sub(state.counted_bytes[p],
+                                   std::memory_order_relaxed);
+      }
+    }
+  }
+}
+
 // Runs one node; returns false if the Run has failed.
 bool RunNode(const RunContext& run, int id) {
   const Graph& graph = run.graph;
   const Plan& plan = run.plan;
   RunState& state = run.state;
   if (state.failed.load(std::memory_order_acquire)) return false;
+  if (plan.static_values[id] != nullptr) {  // consumers read it in place
+    ReleaseInputs(run, id);
+    return true;
+  }
   const Node& node = graph.node(id);
   absl::InlinedVector<const Tensor*, 8> inputs;
   inputs.reserve(node.inputs.size());
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Endpoint& in = node.inputs[i];
     const Tensor* t = nullptr;
-    if (plan.fed[in.node]) {
+    if (plan.static_values[in.node] != nullptr) {
+      if (in.index == 0) t = plan.static_values[in.node];
+    } else if (plan.fed[in.node]) {
       auto it = plan.feed_index.find(in);
       if (it != plan.feed_index.end()) t = &run.feeds[it->second].value;
     } else {
@@ -377,7 +414,7 @@ bool RunNode(const RunContext& run, int id) {
   uint64_t forwardable = 0;
   for (size_t i = 0; i < node.inputs.size() && i < 64; ++i) {
     const int p = node.inputs[i].node;
-    if (plan.fed[p] || plan.fetched[p] ||
+    if (plan.fed[p] || plan.fetched[p] || plan.static_values[p] != nullptr ||
         state.uses[p].load(std::memory_order_acquire) != 1) {
       continue;
     }
@@ -412,17 +449,7 @@ bool RunNode(const RunContext& run, int id) {
   if (run.max_live_bytes > 0 && !AccountOutputs(run, node, id, inputs)) {
     return false;
   }
-  // Release inputs whose last planned consumer this was.
-  for (int p : plan.preds[id]) {
-    if (state.uses[p].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
-        !plan.fetched[p] && !plan.fed[p]) {
-      state.values[p].clear();
-      if (run.max_live_bytes > 0) {
-        state.live_bytes.fetch_sub(state.counted_bytes[p],
-                                   std::memory_order_relaxed);
-      }
-    }
-  }
+  ReleaseInputs(run, id);
   return true;
 }
 

@@ -82,15 +82,14 @@ class PoolAllocator {
   explicit PoolAllocator(std::shared_ptr<BufferPool> pool)
       : pool_(std::move(pool)) {}
   template <typename U>
-  PoolAllocator(const PoolAllocator<U>& other)
-      : pool_(other.pool_), shard_(other.shard_) {}
-  // The copy kept in the control block remembers the block's shard.
+  PoolAllocator(const PoolAllocator<U>& other) : pool_(other.pool_) {}
   T* allocate(size_t n) {
-    void* p = pool_->TakeControlBlock(n * sizeof(T), &shard_);
+    if (n * sizeof(T) > kControlBlockBytes) throw std::bad_alloc();
+    void* p = pool_->Take(BufferPool::kControlClass);
     if (p == nullptr) throw std::bad_alloc();
     return static_cast<T*>(p);
   }
-  void deallocate(T* p, size_t) { pool_->ReturnControlBlock(p, shard_); }
+  void deallocate(T* p, size_t) { pool_->Return(p, BufferPool::kControlClass); }
   template <typename U>
   bool operator==(const PoolAllocator<U>& other) const {
     return pool_ == other.pool_;
@@ -104,7 +103,6 @@ class PoolAllocator {
   template <typename U>
   friend class PoolAllocator;
   std::shared_ptr<BufferPool> pool_;
-  int shard_ = 0;
 };
 
 void Buffer::ConstructElements() {
@@ -177,7 +175,7 @@ Buffer::~Buffer() {
   if (!owned_) return;
   DestroyElements();
   if (pool_ != nullptr) {
-    pool_->ReturnBlock(data_, size_class_, shard_);
+    pool_->Return(data_, size_class_);
   } else {
     std::free(data_);
   }
@@ -187,13 +185,28 @@ std::shared_ptr<BufferPool> BufferPool::Create() {
   return std::shared_ptr<BufferPool>(new BufferPool());
 }
 
+namespace {
+
+// A free block's first bytes hold the next free block of its list.
+void* NextFree(void* block) {
+  void* next;
+  std::memcpy(&next, block, sizeof(next));
+  return next;
+}
+void SetNextFree(void* block, void* next) {
+  std::memcpy(block, &next, sizeof(next));
+}
+
+}  // namespace
+
 BufferPool::~BufferPool() {
   for (Shard& shard : shards_) {
     MutexLock lock(&shard.mu);
-    for (auto& blocks : shard.free_blocks) {
-      for (void* p : blocks) std::free(p);
+    for (void*& head : shard.free_blocks) {
+      while (head != nullptr) std::free(std::exchange(head, NextFree(head)));
     }
-    for (void* p : shard.free_control_blocks) std::free(p);
+    void*& head = shard.free_control_blocks;
+    while (head != nullptr) std::free(std::exchange(head, NextFree(head)));
   }
 }
 
@@ -206,78 +219,38 @@ int BufferPool::CurrentShard() {
 
 void* BufferPool::PopFree(Shard& shard, int size_class) {
   MutexLock lock(&shard.mu);
-  std::vector<void*>& blocks = size_class < 0 ? shard.free_control_blocks
-                                              : shard.free_blocks[size_class];
-  if (blocks.empty()) return nullptr;
-  void* p = blocks.back();
-  blocks.pop_back();
-  return p;
+  void*& head = size_class == kControlClass ? shard.free_control_blocks
+                                            : shard.free_blocks[size_class];
+  if (head == nullptr) return nullptr;
+  return std::exchange(head, NextFree(head));
 }
 
-void* BufferPool::TakeBlock(int size_class, int* shard) {
+void* BufferPool::Take(int size_class) {
   const int own = CurrentShard();
   for (int i = 0; i < kShards; ++i) {
-    const int s = (own + i) % kShards;
-    if (void* p = PopFree(shards_[s], size_class)) {
-      *shard = s;
-      return p;
-    }
+    if (void* p = PopFree(shards_[(own + i) % kShards], size_class)) return p;
   }
-  size_t bytes = kTensorAlignment << size_class;
+  const size_t bytes = size_class == kControlClass
+                           ? kControlBlockBytes
+                           : kTensorAlignment << size_class;
   void* p = std::aligned_alloc(kTensorAlignment, bytes);
   if (p == nullptr) return nullptr;
   Shard& home = shards_[own];
   MutexLock lock(&home.mu);
   ++home.heap_allocations;
-  // Capacity grows by one per block ever made, so returning blocks (from a
-  // Buffer's destructor) never allocates.
-  std::vector<void*>& blocks = home.free_blocks[size_class];
-  try {
-    blocks.reserve(blocks.capacity() + 1);
-  } catch (const std::bad_alloc&) {
-    std::free(p);
-    return nullptr;
+  if (size_class != kControlClass) {
+    home.held_bytes += static_cast<int64_t>(bytes);
   }
-  home.held_bytes += static_cast<int64_t>(bytes);
-  *shard = own;
   return p;
 }
 
-void BufferPool::ReturnBlock(void* data, int size_class, int shard) {
-  Shard& home = shards_[shard];
+void BufferPool::Return(void* block, int size_class) {
+  Shard& home = shards_[CurrentShard()];
   MutexLock lock(&home.mu);
-  home.free_blocks[size_class].push_back(data);
-}
-
-void* BufferPool::TakeControlBlock(size_t bytes, int* shard) {
-  if (bytes > kControlBlockBytes) return nullptr;
-  const int own = CurrentShard();
-  for (int i = 0; i < kShards; ++i) {
-    const int s = (own + i) % kShards;
-    if (void* p = PopFree(shards_[s], /*size_class=*/-1)) {
-      *shard = s;
-      return p;
-    }
-  }
-  void* p = std::aligned_alloc(alignof(std::max_align_t), kControlBlockBytes);
-  if (p == nullptr) return nullptr;
-  Shard& home = shards_[own];
-  MutexLock lock(&home.mu);
-  ++home.heap_allocations;
-  try {
-    home.free_control_blocks.reserve(home.free_control_blocks.capacity() + 1);
-  } catch (const std::bad_alloc&) {
-    std::free(p);
-    return nullptr;
-  }
-  *shard = own;
-  return p;
-}
-
-void BufferPool::ReturnControlBlock(void* p, int shard) {
-  Shard& home = shards_[shard];
-  MutexLock lock(&home.mu);
-  home.free_control_blocks.push_back(p);
+  void*& head = size_class == kControlClass ? home.free_control_blocks
+                                            : home.free_blocks[size_class];
+  SetNextFree(block, head);
+  head = block;
 }
 
 int64_t BufferPool::held_bytes() const {
@@ -311,8 +284,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
     ++size_class;
   }
   if (size_class == kNumClasses) return OutOfMemory(*bytes, dtype);
-  int shard = 0;
-  void* data = TakeBlock(size_class, &shard);
+  void* data = Take(size_class);
   if (data == nullptr) return OutOfMemory(*bytes, dtype);
   FillNew(data, rounded, zero_fill);
   std::shared_ptr<Buffer> buf;
@@ -320,7 +292,7 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
     buf = std::allocate_shared<Buffer>(
         PoolAllocator<Buffer>(shared_from_this()), Buffer::Key());
   } catch (const std::bad_alloc&) {
-    ReturnBlock(data, size_class, shard);
+    Return(data, size_class);
     return OutOfMemory(*bytes, dtype);
   }
   buf->data_ = data;
@@ -328,7 +300,6 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
   buf->owned_ = true;
   buf->pool_ = this;
   buf->size_class_ = size_class;
-  buf->shard_ = shard;
   buf->run_tag_ = run_tag;
   buf->dtype_ = dtype;
   buf->elements_ = elements;

@@ -76,7 +76,6 @@ class Buffer {
   bool owned_ = false;
   BufferPool* pool_ = nullptr;  // storage goes back here when set
   int size_class_ = 0;          // the pool's size class of data_
-  int shard_ = 0;               // the pool's shard data_ belongs to
   uint64_t run_tag_ = 0;
   DType dtype_ = DType::kInvalid;  // for destroying non-trivial elements
   int64_t elements_ = 0;
@@ -97,14 +96,19 @@ class Buffer {
 // released on any thread.
 //
 // Concurrency: the free lists are split into kShards shards, each with its
-// own lock; a thread takes blocks from its own shard (threads are assigned
-// shards round-robin on first use) and a block always goes back to the
-// shard it came from. Concurrent Runs on different threads therefore
-// neither contend on one lock nor hand each other blocks that are hot in
-// another core's cache (with one shared free list, a 2-thread run of the
-// age model spent a third more CPU per Run than a 1-thread one). When its own
-// shard has no free block of a size class, a thread takes one from another
-// shard before it asks the heap, so a warm pool still stops calling the heap.
+// own lock; threads are assigned shards round-robin on first use. A thread
+// takes blocks from its own shard and puts every block it releases on its
+// own shard too, wherever the block came from, so blocks follow the thread
+// that uses them: two concurrent Runs on different threads neither contend
+// on one lock nor hand each other blocks that are hot in another core's
+// cache. (Returning a block to the shard it came from instead let every
+// block drift to the shards of threads long gone, which all later threads
+// then shared: two callers of the age model got 1.28x one caller's
+// throughput, 1.67x after this change; bench/RESULTS.md.) When its own shard
+// has no free block of a size class, a thread takes one from another shard
+// before it asks the heap, so a warm pool still stops calling the heap. The
+// free lists are intrusive (a free block's first bytes link to the next),
+// so releasing a block never allocates.
 class BufferPool : public std::enable_shared_from_this<BufferPool> {
  public:
   static std::shared_ptr<BufferPool> Create();
@@ -133,26 +137,27 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   static constexpr int kNumClasses = 48;
   static constexpr int kShards = 8;
 
-  // One lock's worth of free lists, on its own cache lines.
+  // One lock's worth of free lists, on its own cache lines. Each list is a
+  // singly linked stack threaded through the free blocks themselves.
   struct alignas(64) Shard {
     mutable Mutex mu;
-    std::vector<void*> free_blocks[kNumClasses] ABSL_GUARDED_BY(mu);
-    std::vector<void*> free_control_blocks ABSL_GUARDED_BY(mu);
+    void* free_blocks[kNumClasses] ABSL_GUARDED_BY(mu) = {};
+    void* free_control_blocks ABSL_GUARDED_BY(mu) = nullptr;
+    // Counted where the heap call was made (only the sums mean anything).
     int64_t held_bytes ABSL_GUARDED_BY(mu) = 0;
     int64_t heap_allocations ABSL_GUARDED_BY(mu) = 0;
   };
 
   // The calling thread's shard.
   static int CurrentShard();
-  // A block of `size_class` for the calling thread, and the shard it
-  // belongs to (where ReturnBlock must put it); null when out of memory.
-  void* TakeBlock(int size_class, int* shard);
-  void ReturnBlock(void* data, int size_class, int shard);
-  void* TakeControlBlock(size_t bytes, int* shard);  // null when out of memory
-  void ReturnControlBlock(void* p, int shard);
-  // Pops a free block of `size_class` (a control block when size_class is
-  // -1) from `shard`; null when it has none.
+  // A block of `size_class` (a control block when size_class is
+  // kControlClass) for the calling thread; null when out of memory.
+  void* Take(int size_class);
+  // Puts a block on the calling thread's shard.
+  void Return(void* block, int size_class);
+  // Pops a free block of `size_class` from `shard`; null when it has none.
   static void* PopFree(Shard& shard, int size_class);
+  static constexpr int kControlClass = -1;
 
   Shard shards_[kShards];
 };

@@ -225,7 +225,7 @@ class ConvKernel : public Kernel {
               if (done) return absl::OkStatus();
             }
             GRAPHRT_ASSIGN_OR_RETURN(Tensor readable,
-                                     nn::ReadableFilter(fast_, filter));
+                                     nn::ReadableFilter(fast_.dnnl, filter));
             ConvForward<T>(x.data<T>(), readable.data<T>(), dst, g, conv_e,
                            args);
             if (res != nullptr) {

@@ -170,11 +170,8 @@ class BackpropInputKernel : public Kernel {
       if (done) return Finish(ctx, std::move(dx));
     }
     GRAPHRT_ASSIGN_OR_RETURN(dx, Tensor::Allocate(dy.dtype(), shape));
-    // An adopted filter's placeholder: the TF layout rebuilt from oneDNN's.
-    Tensor readable = filter;
-    if (IsReleasedConst(filter)) {
-      GRAPHRT_ASSIGN_OR_RETURN(readable, dnnl_.AdoptedFilter());
-    }
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor readable,
+                             nn::ReadableFilter(dnnl_, filter));
     GRAPHRT_RETURN_IF_ERROR((ops::DispatchDType<float, double>(
         dy.dtype(), "Conv2DBackpropInput", [&](auto tag) {
           using T = typename decltype(tag)::type;

@@ -176,7 +176,7 @@ class DepthwiseKernel : public Kernel {
               if (done) return absl::OkStatus();
             }
             GRAPHRT_ASSIGN_OR_RETURN(Tensor readable,
-                                     nn::ReadableFilter(fast_, filter));
+                                     nn::ReadableFilter(fast_.dnnl, filter));
             DepthwiseForward<T>(x.data<T>(), readable.data<T>(), dst, g,
                                 c_.epilogue, args);
             return absl::OkStatus();

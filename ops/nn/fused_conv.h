@@ -54,10 +54,10 @@ inline bool CanAdoptFilter(const Tensor& value) {
 // `filter` itself, or, for the placeholder of a filter the kernel adopted
 // (IsReleasedConst), that filter in TF's layout (rebuilt from oneDNN's
 // packed copy once, then kept): for the paths that read the filter.
-inline absl::StatusOr<Tensor> ReadableFilter(const FastConv& fast,
+inline absl::StatusOr<Tensor> ReadableFilter(const DnnlConv& dnnl,
                                              const Tensor& filter) {
   if (!IsReleasedConst(filter)) return filter;
-  return fast.dnnl.AdoptedFilter();
+  return dnnl.AdoptedFilter();
 }
 
 // `spec` carries the geometry (its clamp is set here). `args` are the
@@ -110,7 +110,8 @@ inline absl::StatusOr<bool> RunFastFusedConv(
           done, fast.dnnl.Run(s, filter, bias, residual, in, n, h, w, out_h,
                               out_w, out));
     } else {
-      GRAPHRT_ASSIGN_OR_RETURN(Tensor readable, ReadableFilter(fast, filter));
+      GRAPHRT_ASSIGN_OR_RETURN(Tensor readable,
+                               ReadableFilter(fast.dnnl, filter));
       GRAPHRT_ASSIGN_OR_RETURN(done, fast.xnn.Run(s, readable, bias, in, n, h,
                                                   w, out_h, out_w, out));
     }

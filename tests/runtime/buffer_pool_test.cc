@@ -2,6 +2,7 @@
 // reuse across Runs, the live-memory limit).
 #include <gtest/gtest.h>
 
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,7 +53,8 @@ TEST(BufferPoolTest, LiveBuffersAreNotShared) {
 
 // The pool's free lists are sharded by thread. A thread whose own shard
 // has no free block takes one from another shard before it calls the heap,
-// and a block released on another thread goes back to its own shard.
+// and a block released on another thread goes to that thread's shard,
+// where later allocations anywhere still find it.
 TEST(BufferPoolTest, ShardsLendBlocksAcrossThreads) {
   auto pool = BufferPool::Create();
   const void* warmed = nullptr;
@@ -80,6 +82,51 @@ TEST(BufferPoolTest, ShardsLendBlocksAcrossThreads) {
   }).join();
   EXPECT_EQ(pool->heap_allocations(), warm);
   EXPECT_EQ(pool->held_bytes(), 4096);
+}
+
+// A block goes to the free list of the thread that releases it, not back
+// to the shard it came from: blocks follow the thread using them. (When
+// they went back to where they came from, blocks drifted to the shards of
+// threads long gone, and every later thread took from and returned to
+// those same shards: two concurrent Runs then contended on one lock.)
+TEST(BufferPoolTest, ReleasedBlocksStayWithTheReleasingThread) {
+  auto pool = BufferPool::Create();
+  // Thread A and thread B each keep their shard (round-robin, so two
+  // threads started one after the other get different shards).
+  std::promise<void> a_released, b_done;
+  std::shared_future<void> b_done_future = b_done.get_future().share();
+  const void* x = nullptr;
+  const void* y = nullptr;
+  const void* a_again = nullptr;
+  const void* b_took = nullptr;
+  std::thread a([&] {
+    {
+      auto first = *pool->Allocate(DType::kFloat32, 16, 1);
+      auto second = *pool->Allocate(DType::kFloat32, 16, 1);
+      x = first->data();
+      y = second->data();
+      first.reset();   // A's list: x
+      second.reset();  // A's list: y, x
+    }
+    a_released.set_value();
+    b_done_future.wait();
+    // B took y (the top of A's list) and released it on its own list, so
+    // A's own list still starts at x.
+    a_again = (*pool->Allocate(DType::kFloat32, 16, 1))->data();
+  });
+  std::thread b([&] {
+    a_released.get_future().wait();
+    {
+      auto taken = *pool->Allocate(DType::kFloat32, 16, 2);  // from A's list
+      b_took = taken->data();
+    }  // released: onto B's list
+    b_done.set_value();
+  });
+  a.join();
+  b.join();
+  EXPECT_EQ(b_took, y);
+  EXPECT_EQ(a_again, x);
+  EXPECT_EQ(pool->heap_allocations(), 4);  // 2 data + 2 control blocks
 }
 
 // Many threads allocating and releasing at once (run under TSan too):

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "google/protobuf/text_format.h"
 #include "ops/registry.h"
@@ -100,6 +103,60 @@ TEST_P(ExecutorTest, ConcurrentRunsShareOneExecutor) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(1, 4));
+
+// Records where its input 0 lives, and outputs it.
+std::atomic<const Tensor*> g_seen_input{nullptr};
+absl::Status RecordInput(KernelContext& ctx) {
+  g_seen_input.store(&ctx.input(0));
+  ctx.set_output(0, ctx.input(0));
+  return absl::OkStatus();
+}
+absl::StatusOr<std::unique_ptr<Kernel>> CreateRecordInput(const KernelInit&) {
+  return MakeFunctionKernel(RecordInput);
+}
+
+// A Const that is neither fed nor fetched is read in place: its consumers
+// get the graph's own value (Node::constant), no per-Run copy whose
+// reference count concurrent Runs would share. Fetched or fed, it behaves
+// as before.
+TEST(ExecutorConsts, UnfetchedConstsAreReadInPlace) {
+  static const OpRegistry* ops = [] {
+    auto* r = new OpRegistry;
+    RegisterBuiltinOps(*r);
+    r->Register("RecordInput", CreateRecordInput);
+    return r;
+  }();
+  tensorflow::GraphDef def;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"(node { name: "c" op: "Const"
+               attr { key: "dtype" value { type: DT_FLOAT } } }
+         node { name: "y" op: "RecordInput" input: "c" })",
+      &def));
+  WeightMap w;
+  w["c"] = Tensor::FromVector<float>({1.f, 2.f});
+  auto g = Graph::Build(def, w, *ops, "test graph");
+  ASSERT_TRUE(g.ok()) << g.status();
+  ResourceManager resources;
+  Executor exec(g->get(), &resources, nullptr);
+  const int c = *(*g)->FindNode("c");
+  const Endpoint y{*(*g)->FindNode("y"), 0};
+  auto out = exec.Run({}, {y});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(g_seen_input.load(), &(*g)->node(c).constant);
+  EXPECT_EQ((*out)[0].data<float>()[1], 2.f);
+  // Fetched too: still a value of its own in the Run's outputs.
+  out = exec.Run({}, {y, Endpoint{c, 0}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[1].data<float>()[0], 1.f);
+  EXPECT_EQ((*out)[0].data<float>()[0], 1.f);
+  // Fed: the fed value wins.
+  std::vector<Feed> feeds = {
+      {Endpoint{c, 0}, Tensor::FromVector<float>({5.f})}};
+  out = exec.Run(feeds, {y});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<float>()[0], 5.f);
+  EXPECT_EQ(g_seen_input.load(), &feeds[0].value);
+}
 
 TEST(ExecutorErrors, MissingInputNamesIt) {
   auto g = BuildGraph(R"pb(

@@ -1,6 +1,7 @@
 #include "ops/nn/dnnl/dnnl_conv.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -170,10 +171,16 @@ struct DnnlConv::Entry {
   dnnl_memory_desc_t src_md{}, weights_md{}, bias_md{}, dst_md{}, scratch_md{};
   dnnl_memory_desc_t user_weights_md{};  // TF's layout of the filter
   size_t scratch_bytes = 0;
-  std::vector<std::unique_ptr<ExecContext>> idle;
+  // Idle execution contexts (null: empty slot). On their own cache line:
+  // every Run writes it, while the fields above are only read.
+  static constexpr int kIdleSlots = 4;
+  struct alignas(64) IdleSlots {
+    std::atomic<ExecContext*> slot[kIdleSlots] = {};
+  };
+  mutable IdleSlots idle;
 
   ~Entry() {
-    idle.clear();
+    for (auto& s : idle.slot) delete s.load(std::memory_order_acquire);
     if (primitive != nullptr) dnnl_primitive_destroy(primitive);
     if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
   }
@@ -199,6 +206,29 @@ struct DnnlConv::Entry {
   absl::Status Build(int64_t out_h, int64_t out_w, const void* weights,
                      const dnnl_memory_desc_t* weights_layout);
   absl::StatusOr<std::unique_ptr<ExecContext>> NewContext() const;
+
+  // An idle context, or null when every slot is empty.
+  std::unique_ptr<ExecContext> TakeIdle() const {
+    for (auto& s : idle.slot) {
+      if (s.load(std::memory_order_relaxed) == nullptr) continue;
+      if (ExecContext* c = s.exchange(nullptr, std::memory_order_acq_rel)) {
+        return std::unique_ptr<ExecContext>(c);
+      }
+    }
+    return nullptr;
+  }
+  // Parks `c` in an empty slot (destroys it when all are taken: more
+  // concurrent callers than slots).
+  void PutIdle(std::unique_ptr<ExecContext> c) const {
+    for (auto& s : idle.slot) {
+      ExecContext* expected = nullptr;
+      if (s.compare_exchange_strong(expected, c.get(),
+                                    std::memory_order_acq_rel)) {
+        c.release();
+        return;
+      }
+    }
+  }
 };
 
 absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
@@ -384,7 +414,35 @@ DnnlConv::Entry::NewContext() const {
 }
 
 DnnlConv::DnnlConv() = default;
-DnnlConv::~DnnlConv() = default;
+DnnlConv::~DnnlConv() {
+  for (auto& e : entries_) delete e.load(std::memory_order_acquire);
+}
+
+const DnnlConv::Entry* DnnlConv::FindEntry(const XnnConvSpec& spec,
+                                           const Tensor& filter, bool adopted,
+                                           const Tensor* bias, bool residual,
+                                           bool transposed, int64_t n,
+                                           int64_t h, int64_t w) const {
+  const int count = num_entries_.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i) {
+    const Entry* e = entries_[i].load(std::memory_order_acquire);
+    if (e->Matches(spec, filter, adopted, bias, residual, transposed, n, h,
+                   w)) {
+      return e;
+    }
+  }
+  return nullptr;
+}
+
+const DnnlConv::Entry* DnnlConv::PackedAdoptedEntry() const {
+  const Entry* packed = nullptr;
+  const int count = num_entries_.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i) {
+    const Entry* e = entries_[i].load(std::memory_order_acquire);
+    if (e->adopted && e->usable) packed = e;
+  }
+  return packed;
+}
 
 void DnnlConv::AdoptFilter(Tensor filter) {
   MutexLock lock(&mu_);
@@ -399,10 +457,7 @@ absl::StatusOr<Tensor> DnnlConv::AdoptedFilter() const {
     return absl::InternalError("oneDNN convolution has no adopted filter");
   }
   if (adopted_filter_.valid()) return adopted_filter_;
-  const Entry* packed = nullptr;
-  for (const auto& e : entries_) {
-    if (e->adopted && e->usable) packed = e.get();
-  }
+  const Entry* packed = PackedAdoptedEntry();
   if (packed == nullptr) {
     return absl::InternalError("oneDNN convolution lost its adopted filter");
   }
@@ -461,34 +516,25 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
         "oneDNN convolution got a released Const filter it never adopted");
   }
   OmpSingleThread single;
-  Entry* entry = nullptr;
-  std::unique_ptr<ExecContext> ctx;
-  {
+  const bool has_residual = residual != nullptr;
+  const Entry* entry =
+      FindEntry(spec, filter, adopted, bias, has_residual, transposed, n, h, w);
+  if (entry == nullptr) {
+    // Built under the lock: a concurrent first Run waits for the one
+    // primitive instead of compiling its own.
     MutexLock lock(&mu_);
-    for (auto& e : entries_) {
-      if (e->Matches(spec, filter, adopted, bias, residual != nullptr,
-                     transposed, n, h, w)) {
-        entry = e.get();
-        break;
-      }
-    }
-    if (entry != nullptr) {
-      if (!entry->usable) return false;
-      if (!entry->idle.empty()) {
-        ctx = std::move(entry->idle.back());
-        entry->idle.pop_back();
-      }
-    } else {
-      if (static_cast<int>(entries_.size()) >= kMaxDistinctKeys) return false;
-      // Built under the lock: a concurrent first Run waits for the one
-      // primitive instead of compiling its own.
+    entry = FindEntry(spec, filter, adopted, bias, has_residual, transposed, n,
+                      h, w);
+    if (entry == nullptr) {
+      const int count = num_entries_.load(std::memory_order_relaxed);
+      if (count >= kMaxDistinctKeys) return false;
       auto e = std::make_unique<Entry>();
       e->spec = spec;
       e->n = n;
       e->h = h;
       e->w = w;
       e->has_bias = bias != nullptr;
-      e->has_residual = residual != nullptr;
+      e->has_residual = has_residual;
       e->transposed = transposed;
       e->adopted = adopted;
       if (bias != nullptr) e->bias = *bias;
@@ -502,10 +548,7 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
       } else if (adopted_filter_.valid()) {
         weights = adopted_filter_.raw_data();
       } else {
-        const Entry* packed = nullptr;
-        for (const auto& other : entries_) {
-          if (other->adopted && other->usable) packed = other.get();
-        }
+        const Entry* packed = PackedAdoptedEntry();
         if (packed == nullptr) {
           return absl::InternalError(
               "oneDNN convolution lost its adopted filter");
@@ -514,17 +557,17 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
         weights_layout = &packed->weights_md;
       }
       absl::Status built = e->Build(out_h, out_w, weights, weights_layout);
-      entry = e.get();
-      entries_.push_back(std::move(e));
-      if (!built.ok()) {
-        entry->usable = false;
-        return built;
-      }
-      if (!entry->usable) return false;
+      if (!built.ok()) e->usable = false;
       // Packed: the TF-layout copy can go (AdoptedFilter rebuilds it).
-      if (adopted) adopted_filter_ = Tensor();
+      if (e->usable && adopted) adopted_filter_ = Tensor();
+      entry = e.get();
+      entries_[count].store(e.release(), std::memory_order_release);
+      num_entries_.store(count + 1, std::memory_order_release);
+      if (!built.ok()) return built;
     }
   }
+  if (!entry->usable) return false;
+  std::unique_ptr<ExecContext> ctx = entry->TakeIdle();
   if (ctx == nullptr) {
     auto made = entry->NewContext();
     if (!made.ok()) return made.status();
@@ -538,12 +581,10 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
   if (st == dnnl_success && ctx->scratch != nullptr) {
     void* scratch = ThreadScratchpad(entry->scratch_bytes);
     if (scratch == nullptr) {
-      MutexLock lock(&mu_);
-      entry->idle.push_back(std::move(ctx));
-      return absl::ResourceExhaustedError(
-          absl::StrCat("cannot allocate ", entry->scratch_bytes,
-                       " bytes of oneDNN scratchpad for a ",
-                       Geometry(spec, n, h, w)));
+      entry->PutIdle(std::move(ctx));
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate ", entry->scratch_bytes,
+          " bytes of oneDNN scratchpad for a ", Geometry(spec, n, h, w)));
     }
     st = dnnl_memory_set_data_handle_v2(ctx->scratch, scratch, ThreadStream());
   }
@@ -563,10 +604,7 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
 
     st = dnnl_primitive_execute(entry->primitive, ThreadStream(), nargs, args);
   }
-  {
-    MutexLock lock(&mu_);
-    entry->idle.push_back(std::move(ctx));
-  }
+  entry->PutIdle(std::move(ctx));
   if (st != dnnl_success) {
     return absl::InternalError(
         absl::StrCat("oneDNN convolution failed (status ", st, ") for a ",

@@ -26,9 +26,15 @@
 // built on OpenMP here, so calls are bracketed by a guard that sets the
 // calling thread's OpenMP thread count to 1 and restores it afterwards (no
 // OpenMP team is ever started, nothing spins). Results therefore do not
-// depend on graphrt's thread count. Run is thread-safe: the primitive is
-// shared and immutable; each concurrent Run takes its own execution context
-// (memory objects + scratchpad, user-managed) from an idle list.
+// depend on graphrt's thread count. Run is thread-safe and, once a key's
+// primitive exists, takes no lock: the entry table is append-only (an
+// entry is published with a release store and never changes after), and
+// each concurrent Run takes its own execution context (the oneDNN memory
+// objects it points at the caller's buffers) from the entry's few atomic
+// idle slots. The scratchpad is one buffer per thread (the largest any
+// primitive on that thread needs). Only building a new key's primitive
+// takes the mutex, so a second caller of the same model never waits on
+// the first (bench/RESULTS.md, "Concurrent Run calls").
 //
 // Errors: a failed oneDNN call is an Internal status naming the call and
 // the geometry. oneDNN's C API is used throughout: nothing throws.
@@ -38,6 +44,7 @@
 #ifndef GRAPHRT_OPS_NN_DNNL_DNNL_CONV_H_
 #define GRAPHRT_OPS_NN_DNNL_DNNL_CONV_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -107,9 +114,19 @@ class DnnlConv {
                                int64_t n, int64_t h, int64_t w, int64_t out_h,
                                int64_t out_w, float* out) const;
   struct ExecContext;
+  // The published entry for this key, or null. Lock-free.
+  const Entry* FindEntry(const XnnConvSpec& spec, const Tensor& filter,
+                         bool adopted, const Tensor* bias, bool residual,
+                         bool transposed, int64_t n, int64_t h,
+                         int64_t w) const;
+  // A usable entry that packed the adopted filter, or null.
+  const Entry* PackedAdoptedEntry() const;
 
-  mutable Mutex mu_;
-  mutable std::vector<std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+  // Entries [0, num_entries_) are published and immutable (but for their
+  // atomic idle slots); entries_[i] is written once, under mu_.
+  mutable Mutex mu_;  // serialises building entries
+  mutable std::atomic<Entry*> entries_[kMaxDistinctKeys] = {};
+  mutable std::atomic<int> num_entries_{0};
   bool adopted_ = false;  // set once, before any Run
   // The adopted filter in TF layout while no entry holds it packed.
   mutable Tensor adopted_filter_ ABSL_GUARDED_BY(mu_);
