@@ -477,6 +477,49 @@ std::map<std::string, double> ResidentMemoryMb() {
   return out;
 }
 
+// Resident MB of the process's mappings of files under `dir` (the model's
+// own files: mapped weight shards), from /proc/self/smaps; 0 where the file
+// is missing.
+double ResidentFilesUnderMb(const std::string& dir) {
+  std::ifstream smaps("/proc/self/smaps");
+  const std::string prefix = dir.empty() || dir.back() == '/' ? dir : dir + "/";
+  std::string line;
+  bool inside = false;
+  int64_t kb_total = 0;
+  while (std::getline(smaps, line)) {
+    if (line.rfind("Rss:", 0) == 0) {
+      int64_t kb = 0;
+      std::vector<std::string> parts = absl::StrSplit(
+          line.substr(4), absl::ByAnyChar(" \t"), absl::SkipEmpty());
+      if (inside && !parts.empty() && absl::SimpleAtoi(parts[0], &kb)) {
+        kb_total += kb;
+      }
+      continue;
+    }
+    // A mapping's header: "start-end perms offset dev inode [path]"; the
+    // other lines are "Key: value".
+    const size_t dash = line.find('-');
+    const size_t space = line.find(' ');
+    if (dash == std::string::npos || space == std::string::npos ||
+        dash > space) {
+      continue;
+    }
+    const size_t path = line.find('/');
+    inside = !prefix.empty() && path != std::string::npos &&
+             line.compare(path, prefix.size(), prefix) == 0;
+  }
+  return static_cast<double>(kb_total) / 1024.0;
+}
+
+// The directory holding the model's files: the path itself for a
+// SavedModel directory, else its parent.
+std::string ModelDirectory(const std::string& model) {
+  std::ifstream probe(model + "/saved_model.pb");
+  if (probe.good()) return model;
+  const size_t slash = model.rfind('/');
+  return slash == std::string::npos ? "." : model.substr(0, slash);
+}
+
 absl::Status CmdBench(const Args& args) {
   GRAPHRT_ASSIGN_OR_RETURN(int iters, IntFlag(args, "iters", 20, 1));
   GRAPHRT_ASSIGN_OR_RETURN(int warmup, IntFlag(args, "warmup", 3, 0));
@@ -491,6 +534,7 @@ absl::Status CmdBench(const Args& args) {
   const double base_rss_mb = ::getrusage(RUSAGE_SELF, &usage) == 0
                                  ? static_cast<double>(usage.ru_maxrss) / 1024.0
                                  : 0.0;
+  const std::map<std::string, double> base_resident = ResidentMemoryMb();
   // --profile: a profiler attached but off while timing; it records only
   // the extra profiled Runs after the timed ones.
   const bool profile = args.flags.count("profile") > 0;
@@ -566,6 +610,24 @@ absl::Status CmdBench(const Args& args) {
   const std::map<std::string, double> resident = ResidentMemoryMb();
   if (resident.count("RssAnon")) j["rss_anon_mb"] = resident.at("RssAnon");
   if (resident.count("RssFile")) j["rss_file_mb"] = resident.at("RssFile");
+  // What of the growth in mapped files is code: pages of the binary and
+  // its libraries that the model's first Run touched (file-backed, shared
+  // with every other model and process), as opposed to the model's own
+  // mapped files (weight shards viewed zero-copy).
+  if (base_resident.count("RssAnon")) {
+    j["base_rss_anon_mb"] = base_resident.at("RssAnon");
+  }
+  if (base_resident.count("RssFile")) {
+    j["base_rss_file_mb"] = base_resident.at("RssFile");
+  }
+  const double model_files_mb =
+      ResidentFilesUnderMb(ModelDirectory(args.model));
+  j["model_files_rss_mb"] = model_files_mb;
+  if (resident.count("RssFile") && base_resident.count("RssFile")) {
+    j["code_pages_mb"] =
+        std::max(0.0, resident.at("RssFile") - base_resident.at("RssFile") -
+                          model_files_mb);
+  }
   j["activation_pool_mb"] =
       static_cast<double>(model->activation_pool_bytes()) / (1 << 20);
   std::cout << j.dump() << "\n";

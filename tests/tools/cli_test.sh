@@ -50,7 +50,8 @@ expect_ok "info --json" "$GRAPHRT" info "$MODEL" --json
 grep -q '"resources"' "$TMP/out" && pass || fail "info --json lacks resources"
 expect_ok "bench" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 3 --warmup 1
 last="$(tail -n 1 "$TMP/out")"
-for key in init_ms load_ms first_ms median_ms p10_ms p90_ms; do
+for key in init_ms load_ms first_ms median_ms p10_ms p90_ms peak_rss_mb base_rss_mb \
+    rss_anon_mb base_rss_anon_mb model_files_rss_mb code_pages_mb; do
   echo "$last" | grep -q "\"$key\"" && pass || fail "bench JSON lacks $key: $last"
 done
 expect_ok "bench --profile" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 2 \
