@@ -369,6 +369,9 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
     primitive = nullptr;
     return fail("dnnl_primitive_create", st);
   }
+  // The primitive keeps its own copy of the descriptor.
+  dnnl_primitive_desc_destroy(pd);
+  pd = nullptr;
 
   // Reorder the filter (TF layout) into the kernel's blocked layout once.
   const size_t packed_bytes = dnnl_memory_desc_get_size(&weights_md);
