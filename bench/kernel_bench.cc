@@ -10,6 +10,7 @@
 // 1x1 project, the 1x1 head conv, and the 1280x1000 classifier MatMul.
 // BM_MobileNetV2Stack: all layers back to back = the convolution part of
 // one MobileNetV2 inference (no residual adds / pooling: < 1% of its time).
+// BM_Pool/i: pooling on the age model's shapes (below).
 // Times are thread CPU time (Google Benchmark's default), so a loaded
 // machine inflates them less than wall time; compare GFLOP/s with
 // //bench:peak_flops.
@@ -172,6 +173,48 @@ void BM_MobileNetV2Stack(benchmark::State& state) {
       absl::StrCat(prepared.size(), " layers, ", flops / 1e9, " GFLOP"));
 }
 BENCHMARK(BM_MobileNetV2Stack)->Unit(benchmark::kMillisecond);
+
+// BM_Pool/i: MaxPool / AvgPool (VALID, window = stride) on the shapes of
+// the corpus's age model (SSR-Net: 32 and 16 channels), in GB/s of input.
+struct PoolShape {
+  const char* op;
+  int64_t hw, c, k;
+};
+constexpr PoolShape kPoolShapes[] = {{"MaxPool", 62, 32, 2},
+                                     {"AvgPool", 62, 16, 2},
+                                     {"MaxPool", 14, 32, 4},
+                                     {"AvgPool", 8, 16, 8}};
+
+void BM_Pool(benchmark::State& state) {
+  const PoolShape& shape = kPoolShapes[state.range(0)];
+  PreparedLayer p;
+  p.node.set_op(shape.op);
+  p.node.set_name("pool");
+  auto& attr = *p.node.mutable_attr();
+  attr["T"].set_type(tensorflow::DT_FLOAT);
+  attr["padding"].set_s("VALID");
+  for (int64_t s : {int64_t{1}, shape.k, shape.k, int64_t{1}}) {
+    attr["ksize"].mutable_list()->add_i(s);
+    attr["strides"].mutable_list()->add_i(s);
+  }
+  std::mt19937 rng(1);
+  p.inputs = {RandomTensor(Shape({1, shape.hw, shape.hw, shape.c}), &rng)};
+  auto kernel = BuiltinOps().Find(shape.op)(KernelInit{p.node, 1});
+  ResourceManager resources;
+  if (kernel.ok()) p.kernel = std::move(*kernel);
+  if (p.kernel == nullptr || !RunOnce(p, &resources)) {
+    state.SkipWithError("kernel creation or run failed");
+    return;
+  }
+  for (auto _ : state) RunOnce(p, &resources);
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(p.inputs[0].num_elements()) *
+                             sizeof(float) * state.iterations() / 1e9,
+                         benchmark::Counter::kIsRate);
+  state.SetLabel(absl::StrCat(shape.op, " ", shape.k, "x", shape.k, " ",
+                              shape.hw, "x", shape.hw, "x", shape.c));
+}
+BENCHMARK(BM_Pool)->DenseRange(0, 3);
 
 }  // namespace
 }  // namespace graphrt

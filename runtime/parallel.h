@@ -59,41 +59,55 @@ struct Edges {
   char join = 0;   // every chunk -> caller
 };
 
+// Two values a oneTBB body carries to the thread that runs it, read and
+// written only with the TSan edges described at the top of this file:
+// copying acquires the source's address before reading it and releases its
+// own after writing; Get() acquires its own address before reading and
+// releases it after.
+template <typename A, typename B>
+class TsanCarried {
+ public:
+  TsanCarried(A a, B b) { Set(a, b); }
+  TsanCarried(const TsanCarried& other) {
+    auto [a, b] = other.Get();
+    Set(a, b);
+  }
+  TsanCarried& operator=(const TsanCarried&) = delete;
+
+  std::pair<A, B> Get() const {
+    TsanAcquire(this);
+    std::pair<A, B> values(a_, b_);
+    TsanRelease(this);
+    return values;
+  }
+
+ private:
+  void Set(A a, B b) {
+    TsanAcquire(this);
+    a_ = a;
+    b_ = b;
+    TsanRelease(this);
+  }
+
+  A a_;
+  B b_;
+};
+
 // The parallel_for body under TSan (see the top of this file).
 template <typename Fn>
 class RangeBody {
  public:
-  RangeBody(const Fn* fn, const Edges* edges) {
-    TsanAcquire(this);
-    fn_ = fn;
-    edges_ = edges;
-    TsanRelease(this);
-  }
-  RangeBody(const RangeBody& other) {
-    TsanAcquire(&other);
-    const Fn* fn = other.fn_;
-    const Edges* edges = other.edges_;
-    TsanRelease(&other);
-    TsanAcquire(this);
-    fn_ = fn;
-    edges_ = edges;
-    TsanRelease(this);
-  }
-  RangeBody& operator=(const RangeBody&) = delete;
+  RangeBody(const Fn* fn, const Edges* edges) : carried_(fn, edges) {}
 
   void operator()(const oneapi::tbb::blocked_range<int64_t>& r) const {
-    TsanAcquire(this);
-    const Fn* fn = fn_;
-    const Edges* edges = edges_;
-    TsanRelease(this);
+    auto [fn, edges] = carried_.Get();
     TsanAcquire(&edges->spawn);
     (*fn)(r.begin(), r.end());
     TsanRelease(&edges->join);
   }
 
  private:
-  const Fn* fn_;
-  const Edges* edges_;
+  TsanCarried<const Fn*, const Edges*> carried_;
 };
 
 // The task_group functor under TSan: runs and deletes a heap copy of the
@@ -101,29 +115,10 @@ class RangeBody {
 template <typename Task>
 class GroupTaskBody {
  public:
-  GroupTaskBody(Task* task, const char* join) {
-    TsanAcquire(this);
-    task_ = task;
-    join_ = join;
-    TsanRelease(this);
-  }
-  GroupTaskBody(const GroupTaskBody& other) {
-    TsanAcquire(&other);
-    Task* task = other.task_;
-    const char* join = other.join_;
-    TsanRelease(&other);
-    TsanAcquire(this);
-    task_ = task;
-    join_ = join;
-    TsanRelease(this);
-  }
-  GroupTaskBody& operator=(const GroupTaskBody&) = delete;
+  GroupTaskBody(Task* task, const char* join) : carried_(task, join) {}
 
   void operator()() const {
-    TsanAcquire(this);
-    Task* task = task_;
-    const char* join = join_;
-    TsanRelease(this);
+    auto [task, join] = carried_.Get();
     TsanAcquire(task);
     (*task)();
     delete task;
@@ -131,8 +126,7 @@ class GroupTaskBody {
   }
 
  private:
-  Task* task_;
-  const char* join_;
+  TsanCarried<Task*, const char*> carried_;
 };
 
 template <typename Fn>

@@ -7,6 +7,9 @@
 // forms, Conv2DBackpropInput, MatMul, BatchMatMul) its multiply-add FLOPs,
 // counted from the input and output shapes (2 per multiply-add; fused
 // epilogues not counted). `graphrt bench --profile` prints the summary.
+// Nodes the executor does not run are not listed: a planned Const that is
+// neither fed nor fetched is read in place by its consumers
+// (Plan::static_values in runtime/executor.cc).
 //
 // Cost: with no profiler attached, one pointer test per node; attached and
 // enabled, two clock reads and a short locked update per node, which

@@ -73,14 +73,13 @@ constexpr size_t kControlBlockBytes = 256;
 }  // namespace
 
 // Allocator for allocate_shared: the control block (counts + Buffer) comes
-// from the pool, and the allocator copy stored in it keeps the pool alive
-// until the block is returned.
+// from the pool, which stays alive until the block is returned (see
+// BufferPool's lifecycle).
 template <typename T>
 class PoolAllocator {
  public:
   using value_type = T;
-  explicit PoolAllocator(std::shared_ptr<BufferPool> pool)
-      : pool_(std::move(pool)) {}
+  explicit PoolAllocator(BufferPool* pool) : pool_(pool) {}
   template <typename U>
   PoolAllocator(const PoolAllocator<U>& other) : pool_(other.pool_) {}
   T* allocate(size_t n) {
@@ -102,7 +101,7 @@ class PoolAllocator {
  private:
   template <typename U>
   friend class PoolAllocator;
-  std::shared_ptr<BufferPool> pool_;
+  BufferPool* pool_;
 };
 
 void Buffer::ConstructElements() {
@@ -182,7 +181,20 @@ Buffer::~Buffer() {
 }
 
 std::shared_ptr<BufferPool> BufferPool::Create() {
-  return std::shared_ptr<BufferPool>(new BufferPool());
+  return std::shared_ptr<BufferPool>(new BufferPool(),
+                                     [](BufferPool* pool) { pool->Orphan(); });
+}
+
+void BufferPool::Orphan() {
+  int64_t live = 0;
+  for (Shard& shard : shards_) shard.mu.Lock();
+  for (Shard& shard : shards_) {
+    live += shard.live_buffers;
+    shard.orphaned = true;
+  }
+  orphan_live_buffers_.store(live, std::memory_order_relaxed);
+  for (Shard& shard : shards_) shard.mu.Unlock();
+  if (live == 0) delete this;
 }
 
 namespace {
@@ -222,6 +234,7 @@ void* BufferPool::PopFree(Shard& shard, int size_class) {
   void*& head = size_class == kControlClass ? shard.free_control_blocks
                                             : shard.free_blocks[size_class];
   if (head == nullptr) return nullptr;
+  if (size_class == kControlClass) ++shard.live_buffers;
   return std::exchange(head, NextFree(head));
 }
 
@@ -238,7 +251,9 @@ void* BufferPool::Take(int size_class) {
   Shard& home = shards_[own];
   MutexLock lock(&home.mu);
   ++home.heap_allocations;
-  if (size_class != kControlClass) {
+  if (size_class == kControlClass) {
+    ++home.live_buffers;
+  } else {
     home.held_bytes += static_cast<int64_t>(bytes);
   }
   return p;
@@ -246,11 +261,22 @@ void* BufferPool::Take(int size_class) {
 
 void BufferPool::Return(void* block, int size_class) {
   Shard& home = shards_[CurrentShard()];
-  MutexLock lock(&home.mu);
-  void*& head = size_class == kControlClass ? home.free_control_blocks
-                                            : home.free_blocks[size_class];
-  SetNextFree(block, head);
-  head = block;
+  bool orphaned;
+  {
+    MutexLock lock(&home.mu);
+    void*& head = size_class == kControlClass ? home.free_control_blocks
+                                              : home.free_blocks[size_class];
+    SetNextFree(block, head);
+    head = block;
+    if (size_class != kControlClass) return;
+    --home.live_buffers;
+    orphaned = home.orphaned;
+  }
+  // Orphan() counted this Buffer as live; the last one deletes the pool.
+  if (orphaned &&
+      orphan_live_buffers_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    delete this;
+  }
 }
 
 int64_t BufferPool::held_bytes() const {
@@ -289,8 +315,8 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
   FillNew(data, rounded, zero_fill);
   std::shared_ptr<Buffer> buf;
   try {
-    buf = std::allocate_shared<Buffer>(
-        PoolAllocator<Buffer>(shared_from_this()), Buffer::Key());
+    buf = std::allocate_shared<Buffer>(PoolAllocator<Buffer>(this),
+                                       Buffer::Key());
   } catch (const std::bad_alloc&) {
     Return(data, size_class);
     return OutOfMemory(*bytes, dtype);

@@ -91,6 +91,13 @@ class Buffer {
 // owner that created the pool (e.g. outputs returned to a caller). Blocks
 // are kept for reuse until the pool itself is destroyed; the pool retains
 // at most the peak number of simultaneously live blocks per size class.
+// Buffers do not hold a shared_ptr to the pool (whose one reference count
+// every thread would write twice per tensor, bouncing its cache line
+// between concurrent Runs): each shard counts the Buffers taken and
+// released on it, under the lock it already holds. When the last owner
+// drops the pool, it sums those counts under all shard locks; the pool is
+// deleted then if no Buffer is live, otherwise by the release that brings
+// the sum (from then on one atomic) to zero.
 //
 // Thread-safety: all methods are thread-safe; Buffers from one pool may be
 // released on any thread.
@@ -109,10 +116,9 @@ class Buffer {
 // before it asks the heap, so a warm pool still stops calling the heap. The
 // free lists are intrusive (a free block's first bytes link to the next),
 // so releasing a block never allocates.
-class BufferPool : public std::enable_shared_from_this<BufferPool> {
+class BufferPool {
  public:
   static std::shared_ptr<BufferPool> Create();
-  ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
 
@@ -134,6 +140,7 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   friend class PoolAllocator;
   friend class Buffer;
   BufferPool() = default;
+  ~BufferPool();  // only through Orphan() / the last Return()
   static constexpr int kNumClasses = 48;
   static constexpr int kShards = 8;
 
@@ -146,6 +153,11 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
     // Counted where the heap call was made (only the sums mean anything).
     int64_t held_bytes ABSL_GUARDED_BY(mu) = 0;
     int64_t heap_allocations ABSL_GUARDED_BY(mu) = 0;
+    // Buffers (control blocks) taken minus returned here; a Buffer may be
+    // returned on another shard, so only the sum is the number live.
+    int64_t live_buffers ABSL_GUARDED_BY(mu) = 0;
+    // Set (under every shard's lock) once the last owner dropped the pool.
+    bool orphaned ABSL_GUARDED_BY(mu) = false;
   };
 
   // The calling thread's shard.
@@ -158,8 +170,13 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   // Pops a free block of `size_class` from `shard`; null when it has none.
   static void* PopFree(Shard& shard, int size_class);
   static constexpr int kControlClass = -1;
+  // The last owner dropped the pool (BufferPool::Create's deleter): deletes
+  // it now if no Buffer is live, otherwise leaves that to the last release.
+  void Orphan();
 
   Shard shards_[kShards];
+  // Buffers still live once orphaned (valid only then).
+  std::atomic<int64_t> orphan_live_buffers_{0};
 };
 
 // Routes Tensor::Allocate on the current thread to `pool` (tagging buffers

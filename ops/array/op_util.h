@@ -66,6 +66,17 @@ inline absl::Status CheckNumInputs(const KernelContext& ctx, int n) {
   return absl::OkStatus();
 }
 
+// Kernel creation's counterpart: fails unless the node has exactly `n`
+// data inputs ("Op 'name' needs n inputs, has m").
+inline absl::Status CheckNumInputs(const KernelInit& init, int n) {
+  if (init.num_inputs != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(init.node.op(), " '", init.node.name(), "' needs ", n,
+                     " inputs, has ", init.num_inputs));
+  }
+  return absl::OkStatus();
+}
+
 // Fails unless `t` has dtype `want`; `what` names the input ("bias").
 inline absl::Status CheckDType(const Tensor& t, DType want,
                                absl::string_view what) {

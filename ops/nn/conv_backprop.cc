@@ -238,11 +238,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateBackpropInput(
     return attrs.Error(
         "T", absl::StrCat("must be float32 or float64, got ", DTypeName(t)));
   }
-  if (init.num_inputs != 3) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Conv2DBackpropInput '", init.node.name(),
-                     "' needs 3 inputs, has ", init.num_inputs));
-  }
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 3));
   return std::unique_ptr<Kernel>(new BackpropInputKernel(std::move(w), t));
 }
 

@@ -245,15 +245,6 @@ absl::Status CheckFloatT(const AttrReader& attrs, DType t) {
   return absl::OkStatus();
 }
 
-absl::Status CheckInputs(const KernelInit& init, int want) {
-  if (init.num_inputs != want) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(init.node.op(), " '", init.node.name(), "' needs ", want,
-                     " inputs, has ", init.num_inputs));
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::unique_ptr<Kernel>> CreateDepthwise(const KernelInit& init,
                                                         bool fused) {
   AttrReader attrs(init.node);
@@ -266,7 +257,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDepthwise(const KernelInit& init,
     GRAPHRT_ASSIGN_OR_RETURN(c.epilogue,
                              nn::ReadFusedEpilogue(attrs, false, true));
   }
-  GRAPHRT_RETURN_IF_ERROR(CheckInputs(init, 2 + c.epilogue.num_args));
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 2 + c.epilogue.num_args));
   return std::unique_ptr<Kernel>(new DepthwiseKernel(std::move(c)));
 }
 
@@ -354,7 +345,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDilation2D(
   GRAPHRT_ASSIGN_OR_RETURN(WindowAttrs w, nn::ReadWindowAttrs(renamed, opts));
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("T", DType::kInvalid));
   GRAPHRT_RETURN_IF_ERROR(CheckFloatT(attrs, t));
-  GRAPHRT_RETURN_IF_ERROR(CheckInputs(init, 2));
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 2));
   return std::unique_ptr<Kernel>(new Dilation2DKernel(std::move(w), t));
 }
 

@@ -40,65 +40,101 @@ struct PoolGeometry {
   int64_t stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0};
 };
 
-// One window tap folded into an output pixel's channel row: the Max
-// keeps std::max(acc, x)'s NaN behaviour ((acc < x) ? x : acc), Avg sums.
-template <typename T>
-inline void PoolTap(PoolKind kind, const T* __restrict px, T* __restrict acc,
-                    int64_t c) {
-  if (kind == PoolKind::kMax) {
-    for (int64_t i = 0; i < c; ++i) acc[i] = acc[i] < px[i] ? px[i] : acc[i];
-  } else {
-    for (int64_t i = 0; i < c; ++i) acc[i] += px[i];
+// In-range window taps [lo, hi) of one output position along each
+// dimension, and where the window starts in the input.
+struct PixelWindow {
+  int64_t b = 0;
+  int64_t start[3] = {0, 0, 0};
+  int64_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  int64_t count() const {
+    int64_t n = 1;
+    for (int d = 0; d < 3; ++d) n *= std::max<int64_t>(0, hi[d] - lo[d]);
+    return n;
   }
+};
+
+// Channels [c0, c0 + kWidth) of one output pixel: the accumulator stays in
+// registers (kWidth is a compile-time width) while the window's taps are
+// folded in row-major window order. Max keeps std::max(acc, x)'s NaN
+// behaviour ((acc < x) ? x : acc); Avg sums, then divides by the number of
+// in-range taps.
+template <typename T, PoolKind kKind, int kWidth>
+inline void PoolChannels(const T* __restrict in, T* __restrict out,
+                         const PoolGeometry& g, const PixelWindow& w,
+                         int64_t c0) {
+  // The channel loops are kept as loops (not unrolled into kWidth scalar
+  // statements) so that GCC's loop vectorizer turns them into vector
+  // compares / maxes: unrolled first, the Max was left scalar, 2.3x slower.
+  T acc[kWidth];
+#pragma GCC unroll 1
+  for (int i = 0; i < kWidth; ++i) {
+    acc[i] = kKind == PoolKind::kMax ? std::numeric_limits<T>::lowest() : T(0);
+  }
+  for (int64_t kd = w.lo[0]; kd < w.hi[0]; ++kd) {
+    for (int64_t kh = w.lo[1]; kh < w.hi[1]; ++kh) {
+      const T* row =
+          in +
+          (((w.b * g.in[0] + w.start[0] + kd) * g.in[1] + w.start[1] + kh) *
+               g.in[2] +
+           w.start[2]) *
+              g.c +
+          c0;
+      for (int64_t kw = w.lo[2]; kw < w.hi[2]; ++kw) {
+        const T* px = row + kw * g.c;
+#pragma GCC unroll 1
+        for (int i = 0; i < kWidth; ++i) {
+          if constexpr (kKind == PoolKind::kMax) {
+            acc[i] = acc[i] < px[i] ? px[i] : acc[i];
+          } else {
+            acc[i] += px[i];
+          }
+        }
+      }
+    }
+  }
+  if constexpr (kKind == PoolKind::kAvg) {
+    const int64_t count = w.count();
+    if (count > 0) {
+      const T n = static_cast<T>(count);
+#pragma GCC unroll 1
+      for (int i = 0; i < kWidth; ++i) acc[i] /= n;
+    }
+  }
+#pragma GCC unroll 1
+  for (int i = 0; i < kWidth; ++i) out[c0 + i] = acc[i];
 }
 
-template <typename T>
-void PoolForward(PoolKind kind, const T* in, T* out, const PoolGeometry& g) {
+template <typename T, PoolKind kKind>
+void PoolForward(const T* in, T* out, const PoolGeometry& g) {
   const int64_t rows = g.n * g.out[0] * g.out[1];
   const int64_t per_row =
       std::max<int64_t>(1, g.out[2] * g.k[0] * g.k[1] * g.k[2] * g.c);
   const int64_t min_rows = std::max<int64_t>(2, (int64_t{1} << 15) / per_row);
-  const T init =
-      kind == PoolKind::kMax ? std::numeric_limits<T>::lowest() : T(0);
-  // In-range taps [lo, hi) of output position o along dimension d.
-  auto taps = [&g](int d, int64_t o, int64_t* lo, int64_t* hi) {
-    const int64_t start = o * g.stride[d] - g.pad[d];
-    *lo = std::max<int64_t>(0, -start);
-    *hi = std::min<int64_t>(g.k[d], g.in[d] - start);
-    return start;
+  // Channel blocks of 64 and 16 values (4 and 1 AVX-512 registers of
+  // float), then single channels.
+  constexpr int kWide = 64, kNarrow = 16;
+  auto window = [&g](int d, int64_t o, PixelWindow* w) {
+    w->start[d] = o * g.stride[d] - g.pad[d];
+    w->lo[d] = std::max<int64_t>(0, -w->start[d]);
+    w->hi[d] = std::min<int64_t>(g.k[d], g.in[d] - w->start[d]);
   };
   ops::ParallelFor(rows, min_rows, [&](int64_t r0, int64_t r1) {
+    PixelWindow w;
     for (int64_t r = r0; r < r1; ++r) {
-      const int64_t b = r / (g.out[0] * g.out[1]);
-      const int64_t od = (r / g.out[1]) % g.out[0];
-      const int64_t oh = r % g.out[1];
-      int64_t d_lo, d_hi, h_lo, h_hi;
-      const int64_t d0 = taps(0, od, &d_lo, &d_hi);
-      const int64_t h0 = taps(1, oh, &h_lo, &h_hi);
+      w.b = r / (g.out[0] * g.out[1]);
+      window(0, (r / g.out[1]) % g.out[0], &w);
+      window(1, r % g.out[1], &w);
       for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-        T* acc = out + (r * g.out[2] + ow) * g.c;
-        std::fill(acc, acc + g.c, init);
-        int64_t w_lo, w_hi;
-        const int64_t w0 = taps(2, ow, &w_lo, &w_hi);
-        // Same tap order as a row-major walk of the window.
-        for (int64_t kd = d_lo; kd < d_hi; ++kd) {
-          for (int64_t kh = h_lo; kh < h_hi; ++kh) {
-            const T* row =
-                in +
-                (((b * g.in[0] + d0 + kd) * g.in[1] + h0 + kh) * g.in[2] + w0) *
-                    g.c;
-            for (int64_t kw = w_lo; kw < w_hi; ++kw) {
-              PoolTap(kind, row + kw * g.c, acc, g.c);
-            }
-          }
+        window(2, ow, &w);
+        T* pixel = out + (r * g.out[2] + ow) * g.c;
+        int64_t c0 = 0;
+        for (; c0 + kWide <= g.c; c0 += kWide) {
+          PoolChannels<T, kKind, kWide>(in, pixel, g, w, c0);
         }
-        const int64_t count = std::max<int64_t>(0, d_hi - d_lo) *
-                              std::max<int64_t>(0, h_hi - h_lo) *
-                              std::max<int64_t>(0, w_hi - w_lo);
-        if (kind == PoolKind::kAvg && count > 0) {
-          const T n = static_cast<T>(count);
-          for (int64_t i = 0; i < g.c; ++i) acc[i] /= n;
+        for (; c0 + kNarrow <= g.c; c0 += kNarrow) {
+          PoolChannels<T, kKind, kNarrow>(in, pixel, g, w, c0);
         }
+        for (; c0 < g.c; ++c0) PoolChannels<T, kKind, 1>(in, pixel, g, w, c0);
       }
     }
   });
@@ -165,7 +201,11 @@ class PoolKernel : public Kernel {
         Tensor out, Tensor::AllocateUninitialized(x.dtype(), OutShape(g, s)));
     auto run = [&](auto tag) {
       using T = typename decltype(tag)::type;
-      PoolForward<T>(kind_, x.data<T>(), out.mutable_data<T>(), g);
+      if (kind_ == PoolKind::kMax) {
+        PoolForward<T, PoolKind::kMax>(x.data<T>(), out.mutable_data<T>(), g);
+      } else {
+        PoolForward<T, PoolKind::kAvg>(x.data<T>(), out.mutable_data<T>(), g);
+      }
       return absl::OkStatus();
     };
     if (kind_ == PoolKind::kAvg) {
@@ -190,15 +230,6 @@ class PoolKernel : public Kernel {
   DType t_;
 };
 
-absl::Status CheckOneInput(const KernelInit& init) {
-  if (init.num_inputs != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(init.node.op(), " '", init.node.name(),
-                     "' needs 1 input, has ", init.num_inputs));
-  }
-  return absl::OkStatus();
-}
-
 template <PoolKind kKind, int kSpatial>
 absl::StatusOr<std::unique_ptr<Kernel>> CreatePool(const KernelInit& init) {
   AttrReader attrs(init.node);
@@ -218,7 +249,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreatePool(const KernelInit& init) {
     return attrs.Error("T",
                        absl::StrCat("has unsupported dtype ", DTypeName(t)));
   }
-  GRAPHRT_RETURN_IF_ERROR(CheckOneInput(init));
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 1));
   return std::unique_ptr<Kernel>(
       new PoolKernel(init.node.op(), kKind, std::move(w), t));
 }
@@ -336,7 +367,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMaxPoolWithArgmax(
   }
   GRAPHRT_ASSIGN_OR_RETURN(bool include,
                            attrs.GetBool("include_batch_in_index", false));
-  GRAPHRT_RETURN_IF_ERROR(CheckOneInput(init));
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 1));
   return std::unique_ptr<Kernel>(
       new MaxPoolArgmaxKernel(std::move(w), t, targmax, include));
 }

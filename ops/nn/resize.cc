@@ -106,11 +106,7 @@ absl::StatusOr<ResizeAttrs> ReadResizeAttrs(const KernelInit& init) {
     return attrs.Error("half_pixel_centers",
                        "is true, so align_corners must be false");
   }
-  if (init.num_inputs != 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(init.node.op(), " '", init.node.name(),
-                     "' needs 2 inputs, has ", init.num_inputs));
-  }
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 2));
   return a;
 }
 
@@ -399,11 +395,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateCropAndResize(
   }
   GRAPHRT_ASSIGN_OR_RETURN(float extrapolation,
                            attrs.GetFloat("extrapolation_value", 0.f));
-  if (init.num_inputs != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("CropAndResize '", init.node.name(),
-                     "' needs 4 inputs, has ", init.num_inputs));
-  }
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 4));
   return std::unique_ptr<Kernel>(
       new CropAndResizeKernel(method == "nearest", extrapolation));
 }

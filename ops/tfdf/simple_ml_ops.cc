@@ -37,6 +37,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "loader/ydf/model_reader.h"
+#include "ops/array/op_util.h"
 #include "ops/attrs.h"
 #include "ops/tfdf/tfdf_ops.h"
 #include "ops/tfdf/ydf_model_resource.h"
@@ -44,13 +45,6 @@
 
 namespace graphrt {
 namespace {
-
-absl::Status CheckArity(const KernelInit& init, int expected) {
-  if (init.num_inputs == expected) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(init.node.op(), " '", init.node.name(), "' needs ", expected,
-                   " inputs, has ", init.num_inputs));
-}
 
 // The model resource behind input `i`.
 absl::StatusOr<YdfModelResource*> GetModel(const KernelContext& ctx, int i) {
@@ -107,7 +101,7 @@ class CreateModelResourceKernel : public Kernel {
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreateCreateModelResource(
     const KernelInit& init) {
-  GRAPHRT_RETURN_IF_ERROR(CheckArity(init, 0));
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 0));
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(std::string container,
                            attrs.GetString("container", ""));
@@ -149,7 +143,7 @@ class LoadModelKernel : public Kernel {
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreateLoadModel(
     const KernelInit& init) {
-  GRAPHRT_RETURN_IF_ERROR(CheckArity(init, 2));
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 2));
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(std::string file_prefix,
                            attrs.GetString("file_prefix", ""));
@@ -302,7 +296,7 @@ class InferenceKernel : public Kernel {
 
 absl::StatusOr<std::unique_ptr<Kernel>> CreateInference(
     const KernelInit& init) {
-  GRAPHRT_RETURN_IF_ERROR(CheckArity(init, 7));
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 7));
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(int64_t dim, attrs.GetInt("dense_output_dim", 0));
   if (dim < 1 || dim > (int64_t{1} << 30)) {

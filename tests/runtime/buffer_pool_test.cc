@@ -181,6 +181,51 @@ TEST(BufferPoolTest, TensorsOutliveThePoolOwner) {
   kept = Tensor();
 }
 
+// Live Buffers do not hold references to the pool's shared_ptr: that one
+// reference count, written twice per tensor by every thread, was a cache
+// line two concurrent Runs kept taking from each other (age, 2 callers:
+// bench/RESULTS.md). The shards count live Buffers instead.
+TEST(BufferPoolTest, LiveBuffersDoNotShareThePoolsReferenceCount) {
+  auto pool = BufferPool::Create();
+  ScopedBufferPool scope(pool.get(), 1);
+  Tensor a = *Tensor::Allocate(DType::kFloat32, Shape({4}));
+  Tensor b = *Tensor::Allocate(DType::kFloat32, Shape({4}));
+  EXPECT_EQ(pool.use_count(), 1);
+}
+
+// The owner drops the pool while other threads still hold its Buffers; they
+// release them at once (ASan / TSan see a use after free or a leak, if any).
+TEST(BufferPoolTest, BuffersReleasedOnManyThreadsAfterTheOwnerLeft) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 50;
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::vector<Tensor>> held(kThreads);
+    {
+      auto pool = BufferPool::Create();
+      ScopedBufferPool scope(pool.get(), 1);
+      for (auto& tensors : held) {
+        for (int i = 0; i < kPerThread; ++i) {
+          tensors.push_back(*Tensor::Allocate(DType::kString, Shape({2})));
+        }
+      }
+    }
+    std::vector<std::thread> threads;
+    for (auto& tensors : held) {
+      threads.emplace_back([&tensors] {
+        for (Tensor& t : tensors) t = Tensor();
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+  // Orphaned with nothing live: deleted at once (LeakSanitizer checks).
+  auto pool = BufferPool::Create();
+  {
+    ScopedBufferPool scope(pool.get(), 1);
+    Tensor t = *Tensor::Allocate(DType::kFloat32, Shape({4}));
+  }
+  pool.reset();
+}
+
 TEST(BufferPoolTest, ScopesNestAndRestore) {
   auto outer = BufferPool::Create();
   auto inner = BufferPool::Create();
