@@ -10,6 +10,7 @@
 #include "proto/saved_model.pb.h"
 #include "runtime/model.h"
 #include "runtime/variable.h"
+#include "tests/ops/tfdf/ydf_test_model.h"
 
 namespace graphrt {
 namespace {
@@ -254,6 +255,104 @@ TEST(SavedModelLoad, Tf1AssetTableFromARelativeExportPath) {
   EXPECT_EQ(std::vector<int64_t>((*out)[0].data<int64_t>(),
                                  (*out)[0].data<int64_t>() + 3),
             (std::vector<int64_t>{2, -1, 0}));
+}
+
+// A Const of `dtype` and `shape` holding no elements, or (int64) the given
+// values.
+tensorflow::NodeDef* AddConst(tensorflow::GraphDef* g, const std::string& name,
+                              tensorflow::DataType dtype,
+                              const std::vector<int64_t>& shape,
+                              const std::vector<int64_t>& int64_values = {}) {
+  tensorflow::NodeDef* n = AddNode(g, name, "Const");
+  SetType(n, "dtype", dtype);
+  auto* t = (*n->mutable_attr())["value"].mutable_tensor();
+  t->set_dtype(dtype);
+  for (int64_t d : shape) t->mutable_tensor_shape()->add_dim()->set_size(d);
+  for (int64_t v : int64_values) t->add_int64_val(v);
+  return n;
+}
+
+// A TF-Decision-Forests SavedModel: the init op creates the model resource
+// and loads the YDF model folder shipped in assets/ (its path comes from
+// an asset tensor, fed with the folder's real location); serving runs
+// SimpleMLInferenceOpWithHandle on the shared handle. The forest is one
+// regression tree: num >= 1 ? 1 : -1.
+TEST(SavedModelLoad, TfdfForestFromAnAssetFolder) {
+  const std::string dir = TempDir("tfdf_asset");
+  namespace ydf = testing::ydf_test;  // YDF model folder builders
+  ydf::TestModel forest;
+  forest.header = ydf::Header("GRADIENT_BOOSTED_TREES", ydf::mp::REGRESSION, 6);
+  forest.header.clear_input_features();
+  forest.header.add_input_features(0);
+  forest.data_spec = ydf::SharedDataSpec();
+  forest.gbt_header.emplace();
+  forest.gbt_header->set_num_trees(1);
+  forest.gbt_header->set_num_node_shards(1);
+  forest.gbt_header->set_loss(ydf::gbt::SQUARED_ERROR);
+  forest.gbt_header->add_initial_predictions(0);
+  forest.gbt_header->set_node_format("BLOB_SEQUENCE");
+  forest.nodes = {ydf::Higher(0, 1, false), ydf::ValueLeaf(-1),
+                  ydf::ValueLeaf(1)};
+  forest.file_prefix = "d41d8_";
+  fs::create_directories(fs::path(dir) / "assets");
+  ydf::WriteModel(forest, (fs::path(dir) / "assets" / "ydf_model").string());
+
+  tensorflow::SavedModel sm;
+  tensorflow::MetaGraphDef* mg = sm.add_meta_graphs();
+  mg->mutable_meta_info_def()->add_tags("serve");
+  tensorflow::GraphDef* g = mg->mutable_graph_def();
+  tensorflow::NodeDef* handle =
+      AddNode(g, "model_handle", "SimpleMLCreateModelResource");
+  (*handle->mutable_attr())["container"].set_s("");
+  (*handle->mutable_attr())["shared_name"].set_s("forest");
+  tensorflow::NodeDef* path = AddNode(g, "model_path", "Const");
+  SetType(path, "dtype", tensorflow::DT_STRING);
+  auto* pv = (*path->mutable_attr())["value"].mutable_tensor();
+  pv->set_dtype(tensorflow::DT_STRING);
+  pv->mutable_tensor_shape();
+  pv->add_string_val("/writer/machine/assets/ydf_model");
+  tensorflow::NodeDef* load =
+      AddNode(g, "load", "SimpleMLLoadModelFromPathWithHandle",
+              {"model_handle", "model_path"});
+  (*load->mutable_attr())["file_prefix"].set_s("d41d8_");
+  AddNode(g, "init", "NoOp", {"^load"});
+  (*(*mg->mutable_signature_def())["__saved_model_init_op"]
+        .mutable_outputs())["__saved_model_init_op"]
+      .set_name("init");
+  auto* asset = mg->add_asset_file_def();
+  asset->mutable_tensor_info()->set_name("model_path:0");
+  asset->set_filename("ydf_model");
+
+  SetType(AddNode(g, "x", "Placeholder"), "dtype", tensorflow::DT_FLOAT);
+  AddConst(g, "no_boolean", tensorflow::DT_FLOAT, {0, 0});
+  AddConst(g, "no_categorical", tensorflow::DT_INT32, {0, 0});
+  AddConst(g, "no_set_values", tensorflow::DT_INT32, {0});
+  AddConst(g, "no_splits", tensorflow::DT_INT64, {1}, {0});
+  tensorflow::NodeDef* infer =
+      AddNode(g, "infer", "SimpleMLInferenceOpWithHandle",
+              {"x", "no_boolean", "no_categorical", "no_set_values",
+               "no_splits", "no_splits", "model_handle"});
+  (*infer->mutable_attr())["dense_output_dim"].set_i(1);
+  auto& sig = (*mg->mutable_signature_def())["serving_default"];
+  (*sig.mutable_inputs())["x"].set_name("x:0");
+  (*sig.mutable_inputs())["x"].set_dtype(tensorflow::DT_FLOAT);
+  (*sig.mutable_outputs())["y"].set_name("infer:0");
+  WriteFile(fs::path(dir) / "saved_model.pb", sm.SerializeAsString());
+
+  ModelOptions options;
+  options.threads = 1;
+  auto model = Model::Load(dir, options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<NamedTensor> in = {
+      {"x", Tensor::FromVector<float>({0.f, 1.f, 2.f}, Shape({3, 1}))}};
+  auto out = (*model)->Run(in);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  ASSERT_EQ((*out)[0].shape(), Shape({3, 1}));
+  const float* y = (*out)[0].data<float>();
+  EXPECT_EQ(y[0], -1.f);
+  EXPECT_EQ(y[1], 1.f);
+  EXPECT_EQ(y[2], 1.f);
 }
 
 TEST(SavedModelLoad, BadTagsAndSignatureAreClearErrors) {
