@@ -90,8 +90,11 @@ absl::Status RunFillEmptyRows(KernelContext& ctx) {
     }
     ++row_count[row];
   }
-  // Start offset of every row in the output.
+  // Start offset of every row in the output. Outputs are allocated from the
+  // highest index down, so no allocation moves a Tensor already held.
   int64_t total = 0;
+  GRAPHRT_ASSIGN_OR_RETURN(Tensor * rev,
+                           ctx.allocate_output(3, DType::kInt64, Shape({n})));
   GRAPHRT_ASSIGN_OR_RETURN(
       Tensor * empty,
       ctx.allocate_output(2, DType::kBool, Shape({dense_rows})));
@@ -107,8 +110,6 @@ absl::Status RunFillEmptyRows(KernelContext& ctx) {
   GRAPHRT_ASSIGN_OR_RETURN(
       Tensor * out_val,
       ctx.allocate_output(1, values.dtype(), Shape({total})));
-  GRAPHRT_ASSIGN_OR_RETURN(
-      Tensor * rev, ctx.allocate_output(3, DType::kInt64, Shape({n})));
   int64_t* oi = out_ind->mutable_data<int64_t>();
   for (int64_t i = 0; i < n; ++i) {
     const int64_t row = ind[i * rank];

@@ -362,10 +362,11 @@ class BulkKernel : public Kernel {
     for (int64_t l : lens) total += l;
     Shape out_shape = rest_shape;
     out_shape.InsertDim(0, total);
-    GRAPHRT_ASSIGN_OR_RETURN(
-        Tensor * out, ctx.allocate_output(0, dtype_, out_shape));
+    // Output 1 first: allocating it cannot move output 0.
     GRAPHRT_ASSIGN_OR_RETURN(Tensor * lengths,
                              ctx.allocate_output(1, DType::kInt64, Shape({n})));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        Tensor * out, ctx.allocate_output(0, dtype_, out_shape));
     int64_t pos = 0;
     for (int64_t i = 0; i < n; ++i) {
       lengths->mutable_data<int64_t>()[i] = lens[i];

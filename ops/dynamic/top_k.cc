@@ -71,10 +71,11 @@ class TopKKernel : public Kernel {
                               bfloat16>(
         x.dtype(), "TopKV2", [&](auto tag) -> absl::Status {
           using T = typename decltype(tag)::type;
-          GRAPHRT_ASSIGN_OR_RETURN(
-              Tensor * values, ctx.allocate_output(0, x.dtype(), out_shape));
+          // Output 1 first: allocating it cannot move output 0.
           GRAPHRT_ASSIGN_OR_RETURN(
               Tensor * indices, ctx.allocate_output(1, index_type_, out_shape));
+          GRAPHRT_ASSIGN_OR_RETURN(
+              Tensor * values, ctx.allocate_output(0, x.dtype(), out_shape));
           const int64_t rows = n == 0 ? 0 : x.num_elements() / n;
           if (k == 0 || rows == 0) return absl::OkStatus();
           const T* in = x.data<T>();

@@ -250,10 +250,11 @@ class ListDiffKernel : public Kernel {
               x.num_elements() > std::numeric_limits<int32_t>::max()) {
             return absl::InvalidArgumentError("too many elements for int32");
           }
-          GRAPHRT_ASSIGN_OR_RETURN(
-              Tensor * out, ctx.allocate_output(0, x.dtype(), Shape({m})));
+          // Output 1 first: allocating it cannot move output 0.
           GRAPHRT_ASSIGN_OR_RETURN(
               Tensor * idx, ctx.allocate_output(1, out_idx_, Shape({m})));
+          GRAPHRT_ASSIGN_OR_RETURN(
+              Tensor * out, ctx.allocate_output(0, x.dtype(), Shape({m})));
           for (int64_t k = 0; k < m; ++k) {
             out->mutable_data<T>()[k] = x.data<T>()[keep[k]];
             SetIndex(idx, k, keep[k]);

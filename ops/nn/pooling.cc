@@ -321,10 +321,11 @@ class MaxPoolArgmaxKernel : public Kernel {
           "input too large for int32 argmax indices: ", x.DebugString()));
     }
     const Shape shape = OutShape(g, 2);
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, x.dtype(), shape));
+    // Output 1 first: allocating it cannot move output 0.
     GRAPHRT_ASSIGN_OR_RETURN(Tensor * arg,
                              ctx.allocate_output(1, targmax_, shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
+                             ctx.allocate_output(0, x.dtype(), shape));
     return ops::DispatchDType<float, double, int32_t, int64_t, uint8_t, int8_t,
                               int16_t, uint16_t>(
         x.dtype(), "MaxPoolWithArgmax", [&](auto tag) {
