@@ -6,18 +6,22 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 #include "ops/registry.h"
 #include "runtime/model.h"
@@ -457,20 +461,28 @@ void PrintProfile(const Profiler& profiler, int runs, int top_nodes,
 // "RssAnon" (heap, tensors, decoded weights, JIT code) and "RssFile"
 // (mapped files: the binary's and libraries' code pages, weight shards).
 // Empty where the file is missing (not Linux).
+// The kB of a "/proc" line "<key>: <n> kB" whose key is `key`; nullopt for
+// other lines.
+std::optional<int64_t> ProcKb(const std::string& line, absl::string_view key) {
+  if (!absl::StartsWith(line, key) || line.size() <= key.size() ||
+      line[key.size()] != ':') {
+    return std::nullopt;
+  }
+  std::vector<std::string> parts = absl::StrSplit(
+      line.substr(key.size() + 1), absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  int64_t kb = 0;
+  if (parts.empty() || !absl::SimpleAtoi(parts[0], &kb)) return std::nullopt;
+  return kb;
+}
+
 std::map<std::string, double> ResidentMemoryMb() {
   std::map<std::string, double> out;
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
     for (const char* key : {"RssAnon", "RssFile"}) {
-      const std::string prefix = absl::StrCat(key, ":");
-      if (line.rfind(prefix, 0) != 0) continue;
-      std::vector<std::string> parts =
-          absl::StrSplit(line.substr(prefix.size()), absl::ByAnyChar(" \t"),
-                         absl::SkipEmpty());
-      int64_t kb = 0;
-      if (!parts.empty() && absl::SimpleAtoi(parts[0], &kb)) {
-        out[key] = static_cast<double>(kb) / 1024.0;
+      if (std::optional<int64_t> kb = ProcKb(line, key)) {
+        out[key] = static_cast<double>(*kb) / 1024.0;
       }
     }
   }
@@ -487,13 +499,8 @@ double ResidentFilesUnderMb(const std::string& dir) {
   bool inside = false;
   int64_t kb_total = 0;
   while (std::getline(smaps, line)) {
-    if (line.rfind("Rss:", 0) == 0) {
-      int64_t kb = 0;
-      std::vector<std::string> parts = absl::StrSplit(
-          line.substr(4), absl::ByAnyChar(" \t"), absl::SkipEmpty());
-      if (inside && !parts.empty() && absl::SimpleAtoi(parts[0], &kb)) {
-        kb_total += kb;
-      }
+    if (std::optional<int64_t> kb = ProcKb(line, "Rss")) {
+      if (inside) kb_total += *kb;
       continue;
     }
     // A mapping's header: "start-end perms offset dev inode [path]"; the
@@ -512,12 +519,13 @@ double ResidentFilesUnderMb(const std::string& dir) {
 }
 
 // The directory holding the model's files: the path itself for a
-// SavedModel directory, else its parent.
+// SavedModel directory (any of its forms), else the file's folder.
 std::string ModelDirectory(const std::string& model) {
-  std::ifstream probe(model + "/saved_model.pb");
-  if (probe.good()) return model;
-  const size_t slash = model.rfind('/');
-  return slash == std::string::npos ? "." : model.substr(0, slash);
+  std::error_code error;
+  if (std::filesystem::is_directory(model, error)) return model;
+  const std::filesystem::path parent =
+      std::filesystem::path(model).parent_path();
+  return parent.empty() ? "." : parent.string();
 }
 
 absl::Status CmdBench(const Args& args) {

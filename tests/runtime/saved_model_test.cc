@@ -56,6 +56,18 @@ tensorflow::NodeDef* AddFloatConst(tensorflow::GraphDef* g,
   return n;
 }
 
+tensorflow::NodeDef* AddStringConst(tensorflow::GraphDef* g,
+                                    const std::string& name,
+                                    const std::string& v) {
+  tensorflow::NodeDef* n = AddNode(g, name, "Const");
+  SetType(n, "dtype", tensorflow::DT_STRING);
+  auto* t = (*n->mutable_attr())["value"].mutable_tensor();
+  t->set_dtype(tensorflow::DT_STRING);
+  t->mutable_tensor_shape();
+  t->add_string_val(v);
+  return n;
+}
+
 float RunScalar(const Model& model, const std::string& input, float x,
                 const std::vector<std::string>& outputs = {}) {
   std::vector<NamedTensor> in;
@@ -150,12 +162,7 @@ TEST(SavedModelLoad, Tf1StyleRefVariableMainOpAndAsset) {
   AddFloatConst(g, "one", 1.0f);
   AddNode(g, "counter/Assign", "Assign", {"counter", "zero"});
   AddNode(g, "incr", "AssignAdd", {"counter", "one"});
-  tensorflow::NodeDef* path = AddNode(g, "asset_path", "Const");
-  SetType(path, "dtype", tensorflow::DT_STRING);
-  auto* pv = (*path->mutable_attr())["value"].mutable_tensor();
-  pv->set_dtype(tensorflow::DT_STRING);
-  pv->mutable_tensor_shape();
-  pv->add_string_val("/writer/machine/assets/vocab.txt");
+  AddStringConst(g, "asset_path", "/writer/machine/assets/vocab.txt");
   tensorflow::NodeDef* s = AddNode(g, "path_var", "VariableV2");
   SetType(s, "dtype", tensorflow::DT_STRING);
   (*s->mutable_attr())["shape"].mutable_shape();
@@ -203,12 +210,7 @@ TEST(SavedModelLoad, Tf1AssetTableFromARelativeExportPath) {
   SetType(table, "key_dtype", tensorflow::DT_STRING);
   SetType(table, "value_dtype", tensorflow::DT_INT64);
   (*table->mutable_attr())["shared_name"].set_s("vocab_table");
-  tensorflow::NodeDef* path = AddNode(g, "asset_path", "Const");
-  SetType(path, "dtype", tensorflow::DT_STRING);
-  auto* pv = (*path->mutable_attr())["value"].mutable_tensor();
-  pv->set_dtype(tensorflow::DT_STRING);
-  pv->mutable_tensor_shape();
-  pv->add_string_val("/writer/machine/assets/vocab.txt");
+  AddStringConst(g, "asset_path", "/writer/machine/assets/vocab.txt");
   tensorflow::NodeDef* init =
       AddNode(g, "table_init", "InitializeTableFromTextFileV2",
               {"table", "asset_path"});
@@ -305,12 +307,7 @@ TEST(SavedModelLoad, TfdfForestFromAnAssetFolder) {
       AddNode(g, "model_handle", "SimpleMLCreateModelResource");
   (*handle->mutable_attr())["container"].set_s("");
   (*handle->mutable_attr())["shared_name"].set_s("forest");
-  tensorflow::NodeDef* path = AddNode(g, "model_path", "Const");
-  SetType(path, "dtype", tensorflow::DT_STRING);
-  auto* pv = (*path->mutable_attr())["value"].mutable_tensor();
-  pv->set_dtype(tensorflow::DT_STRING);
-  pv->mutable_tensor_shape();
-  pv->add_string_val("/writer/machine/assets/ydf_model");
+  AddStringConst(g, "model_path", "/writer/machine/assets/ydf_model");
   tensorflow::NodeDef* load =
       AddNode(g, "load", "SimpleMLLoadModelFromPathWithHandle",
               {"model_handle", "model_path"});
