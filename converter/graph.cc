@@ -183,6 +183,11 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
     node.kernel = std::move(*kernel);
   }
   GRAPHRT_RETURN_IF_ERROR(graph->AdoptConstInputs(registry));
+  // The kernels are made: a Const's TensorProto would be a second copy of
+  // node.constant (the whole weight for a GraphDef that embeds it).
+  for (Node& node : graph->nodes_) {
+    if (node.op() == "Const") node.def.mutable_attr()->erase("value");
+  }
   return graph;
 }
 

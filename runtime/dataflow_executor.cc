@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/attrs.h"
 #include "runtime/executor.h"
+#include "runtime/scratch_outputs.h"
 #include "runtime/status_macros.h"
 #include "runtime/variable.h"
 
@@ -440,11 +441,12 @@ class DataflowRun {
       std::vector<const Tensor*> inputs;
       inputs.reserve(r.slots.data.size());
       for (const Entry& e : r.slots.data) inputs.push_back(&e.value);
-      std::vector<Tensor> results;
-      KernelContext ctx(inputs, &results, resources_);
+      ScratchOutputs scratch;
+      KernelContext ctx(inputs, &scratch.outputs(), resources_);
       absl::Status s = node.kernel->Run(ctx);
       if (!s.ok()) return WithContext(s, NodeContext(node));
       r.slots = Slots();  // release inputs before propagating
+      std::vector<Tensor>& results = scratch.outputs();
       outs.reserve(results.size());
       for (Tensor& t : results) {
         bool valid = t.valid();

@@ -8,6 +8,7 @@
 #include "oneapi/tbb/task_arena.h"
 #include "runtime/dataflow_executor.h"
 #include "runtime/parallel.h"
+#include "runtime/scratch_outputs.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -425,15 +426,17 @@ bool RunNode(const RunContext& run, int id) {
     if (once) forwardable |= uint64_t{1} << i;
   }
   {
-    // The kernel writes straight into this node's value slot, whose
-    // capacity survives from earlier Runs of the plan.
-    KernelContext ctx(inputs, &state.values[id], run.resources);
+    // The node's value slot keeps its capacity across Runs of the plan
+    // (runtime/scratch_outputs.h).
+    ScratchOutputs scratch;
+    KernelContext ctx(inputs, &scratch.outputs(), run.resources);
     ctx.set_forwardable_inputs(forwardable);
     ScopedBufferPool scope(run.pool, state.run_tag);
     const bool profile = run.profiler != nullptr && run.profiler->enabled();
     const auto start = profile ? std::chrono::steady_clock::now()
                                : std::chrono::steady_clock::time_point();
     absl::Status s = node.kernel->Run(ctx);
+    scratch.MoveTo(state.values[id]);
     if (profile && s.ok()) {
       const std::chrono::duration<double> took =
           std::chrono::steady_clock::now() - start;

@@ -64,6 +64,25 @@ TEST(GraphTest, ConstFromValueAttr) {
   EXPECT_EQ(v.data<float>()[2], 1.5f);  // splat of the last value
 }
 
+// A Const's value is held once, in Node::constant: the NodeDef's `value`
+// TensorProto (for a GraphDef that embeds its weights, the whole weight)
+// is dropped once the kernels are made; the other attrs stay.
+TEST(GraphTest, ConstValueIsHeldOnce) {
+  auto def = Parse(R"pb(
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT
+             tensor_shape { dim { size: 2 } } float_val: 1.5 float_val: 2.5 } } } }
+    node { name: "y" op: "Identity" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  auto g = Graph::Build(def, {}, BuiltinOps(), "test graph");
+  ASSERT_TRUE(g.ok()) << g.status();
+  const Node& c = (*g)->node(0);
+  EXPECT_FALSE(c.def.attr().contains("value"));
+  EXPECT_TRUE(c.def.attr().contains("dtype"));
+  EXPECT_TRUE((*g)->node(1).def.attr().contains("T"));
+  EXPECT_EQ(c.constant.data<float>()[1], 2.5f);
+}
+
 TEST(GraphTest, Errors) {
   struct Case {
     const char* name;
