@@ -107,6 +107,12 @@ absl::StatusOr<Tensor> ConstValue(const tensorflow::NodeDef& def,
 
 }  // namespace
 
+bool KeepsNodeDef(absl::string_view op) {
+  return op == "Placeholder" || op == "PlaceholderWithDefault" ||
+         op == "Enter" || op == "RefEnter" || op == "ParseExample" ||
+         op == "ParseExampleV2" || op == "ParseSingleExample";
+}
+
 std::string NodeContext(const Node& node) {
   return absl::StrCat("node '", node.name(), "' (op ", node.op(), ")");
 }
@@ -130,10 +136,11 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
           what, ": duplicate node name '", nd.name(), "'"));
     }
     graph->nodes_[i].id = i;
-    graph->nodes_[i].def.Swap(def.mutable_node(i));
+    graph->nodes_[i].node_name = nd.name();
+    graph->nodes_[i].op_name = nd.op();
   }
   for (Node& node : graph->nodes_) {
-    for (const std::string& in : node.def.input()) {
+    for (const std::string& in : def.node(node.id).input()) {
       bool control = !in.empty() && in[0] == '^';
       absl::string_view ref = control ? absl::string_view(in).substr(1) : in;
       absl::string_view src_name;
@@ -164,8 +171,9 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
   }
   for (Node& node : graph->nodes_) {
     std::string context = absl::StrCat(what, ": ", NodeContext(node));
+    const tensorflow::NodeDef& node_def = def.node(node.id);
     if (node.op() == "Const") {
-      auto value = ConstValue(node.def, weights);
+      auto value = ConstValue(node_def, weights);
       if (!value.ok()) return WithContext(value.status(), context);
       node.constant = std::move(*value);
     }
@@ -175,30 +183,35 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
           absl::StrCat(context, ": unknown op '", node.op(),
                        "' (graphrt has no kernel for it)"));
     }
-    KernelInit init{node.def, static_cast<int>(node.inputs.size()),
-                    node.op() == "Const" ? &node.constant : nullptr,
-                    functions};
+    KernelInit init{node_def, static_cast<int>(node.inputs.size()),
+                    node.op() == "Const" ? &node.constant : nullptr, functions};
     auto kernel = factory(init);
     if (!kernel.ok()) return WithContext(kernel.status(), context);
     node.kernel = std::move(*kernel);
   }
-  GRAPHRT_RETURN_IF_ERROR(graph->AdoptConstInputs(registry));
-  // The kernels are made: a Const's TensorProto would be a second copy of
-  // node.constant (the whole weight for a GraphDef that embeds it).
+  GRAPHRT_RETURN_IF_ERROR(graph->AdoptConstInputs(registry, def.node()));
+  // The kernels are made: the NodeDefs go (with them a Const's TensorProto,
+  // the whole weight for a GraphDef that embeds it), but where KeepsNodeDef
+  // says their attrs are read later.
   for (Node& node : graph->nodes_) {
-    if (node.op() == "Const") node.def.mutable_attr()->erase("value");
+    if (!KeepsNodeDef(node.op())) continue;
+    auto kept = std::make_unique<tensorflow::NodeDef>();
+    kept->Swap(def.mutable_node(node.id));
+    node.def = std::move(kept);
   }
   return graph;
 }
 
-absl::Status Graph::AdoptConstInputs(const OpRegistry& registry) {
+absl::Status Graph::AdoptConstInputs(
+    const OpRegistry& registry,
+    const google::protobuf::RepeatedPtrField<tensorflow::NodeDef>& defs) {
   KernelFactory const_factory = registry.Find("Const");
   if (const_factory == nullptr) return absl::OkStatus();
   // (consumer node, input index) pairs reading one Const.
   std::vector<std::pair<int, int>> uses;
   for (Node& node : nodes_) {
     if (node.op() != "Const" || node.consumers.empty() ||
-        node.def.attr().contains(kKeepValueAttr) ||
+        defs.Get(node.id).attr().contains(kKeepValueAttr) ||
         !node.constant.valid() || node.constant.num_elements() == 0 ||
         !IsTriviallyCopyable(node.constant.dtype())) {
       continue;
@@ -224,7 +237,7 @@ absl::Status Graph::AdoptConstInputs(const OpRegistry& registry) {
       nodes_[c].kernel->AdoptConstInput(i, node.constant);
     }
     node.constant = ReleasedConst(node.constant);
-    KernelInit init{node.def, static_cast<int>(node.inputs.size()),
+    KernelInit init{defs.Get(node.id), static_cast<int>(node.inputs.size()),
                     &node.constant, nullptr};
     auto kernel = const_factory(init);
     if (!kernel.ok()) {

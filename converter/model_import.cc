@@ -18,7 +18,7 @@ std::string TensorName(const Graph& g, Endpoint e) {
 absl::Status DescribeInput(const Graph& g, IoSpec& spec) {
   const Node& node = g.node(spec.endpoint.node);
   if (node.op() == "Placeholder" || node.op() == "PlaceholderWithDefault") {
-    AttrReader attrs(node.def);
+    AttrReader attrs(*node.def);
     GRAPHRT_ASSIGN_OR_RETURN(DType dtype, attrs.GetType("dtype", spec.dtype));
     spec.dtype = dtype;
     if (attrs.Has("shape")) {

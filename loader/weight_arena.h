@@ -70,9 +70,12 @@ class WeightArena {
 // partly covered pages stay). So a weight nothing uses any more, such as a
 // convolution filter whose kernel packed its own copy (Kernel::
 // AdoptConstInput), stops counting in the process's memory while the rest
-// of the mapping stays. Weights under kMinReleasableBytes get `owner`
-// itself: a release would cost a syscall for little memory.
-inline constexpr size_t kMinReleasableBytes = size_t{64} << 10;
+// of the mapping stays. Weights under kMinReleasableBytes (two 4 KB pages:
+// the least that surely covers a whole page) get `owner` itself. A small
+// model's weights are mostly 8-64 KB: were they not released one by one,
+// the whole shard would stay resident until the first Run had packed every
+// filter, next to the packed copies (iris: 2.5 MB twice at the peak).
+inline constexpr size_t kMinReleasableBytes = size_t{8} << 10;
 std::shared_ptr<const void> PageReleasingOwner(
     std::shared_ptr<const void> owner, void* data, size_t bytes);
 

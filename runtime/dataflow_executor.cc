@@ -122,7 +122,7 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Build(
     info.frame = f;
     int out_frame = f;
     if (info.kind == Kind::kEnter && !info.fed) {
-      AttrReader attrs(node.def);
+      AttrReader attrs(*node.def);
       GRAPHRT_ASSIGN_OR_RETURN(std::string name,
                                attrs.GetString("frame_name", ""));
       GRAPHRT_ASSIGN_OR_RETURN(info.is_constant,

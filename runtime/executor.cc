@@ -81,11 +81,15 @@ std::atomic<uint64_t> next_run_tag{1};
 
 // Per-Run mutable state; owned by a Plan's free list between Runs.
 struct RunState {
-  explicit RunState(int n)
+  // `threads`: the arena's concurrency (1 without an arena).
+  RunState(int n, int threads)
       : values(n),
         pending(new std::atomic<int>[n]),
         uses(new std::atomic<int>[n]),
-        counted_bytes(n, 0) {}
+        counted_bytes(n, 0),
+        scratch(threads) {
+    for (auto& s : scratch) s.reserve(KernelContext::kReservedOutputs);
+  }
 
   void Reset(const Plan& plan, int n, uint64_t tag) {
     for (int i = 0; i < n; ++i) {
@@ -106,6 +110,9 @@ struct RunState {
   std::unique_ptr<std::atomic<int>[]> pending;
   std::unique_ptr<std::atomic<int>[]> uses;
   std::vector<int64_t> counted_bytes;  // per node: bytes added to live_bytes
+  // Per arena thread index: the vector its kernels write outputs into
+  // (runtime/scratch_outputs.h).
+  std::vector<std::vector<Tensor>> scratch;
   std::atomic<int64_t> live_bytes{0};
   uint64_t run_tag = 0;
   std::atomic<bool> failed{false};
@@ -125,7 +132,7 @@ namespace {
 // back, cleared, when destroyed.
 class RunStateLease {
  public:
-  RunStateLease(const Plan& plan, int n) : plan_(plan) {
+  RunStateLease(const Plan& plan, int n, int threads) : plan_(plan) {
     {
       MutexLock lock(&plan.states_mu);
       if (!plan.free_states.empty()) {
@@ -137,7 +144,7 @@ class RunStateLease {
         plan.free_states.reserve(plan.free_states.capacity() + 1);
       }
     }
-    if (state_ == nullptr) state_ = std::make_unique<RunState>(n);
+    if (state_ == nullptr) state_ = std::make_unique<RunState>(n, threads);
     state_->Reset(plan, n,
                   next_run_tag.fetch_add(1, std::memory_order_relaxed));
   }
@@ -374,6 +381,17 @@ void ReleaseInputs(const RunContext& run, int id) {
   }
 }
 
+// The scratch vector of the calling thread in `state`: without an arena
+// nodes run one at a time; in one, each thread has its own index.
+std::vector<Tensor>& ScratchHome(RunState& state) {
+  if (state.scratch.size() == 1) return state.scratch[0];
+  const int i = oneapi::tbb::this_task_arena::current_thread_index();
+  if (i >= 0 && i < static_cast<int>(state.scratch.size())) {
+    return state.scratch[i];
+  }
+  return ScratchOutputs::ThreadHome();
+}
+
 // Runs one node; returns false if the Run has failed.
 bool RunNode(const RunContext& run, int id) {
   const Graph& graph = run.graph;
@@ -428,7 +446,7 @@ bool RunNode(const RunContext& run, int id) {
   {
     // The node's value slot keeps its capacity across Runs of the plan
     // (runtime/scratch_outputs.h).
-    ScratchOutputs scratch;
+    ScratchOutputs scratch(ScratchHome(state));
     KernelContext ctx(inputs, &scratch.outputs(), run.resources);
     ctx.set_forwardable_inputs(forwardable);
     ScopedBufferPool scope(run.pool, state.run_tag);
@@ -529,7 +547,8 @@ absl::Status Executor::RunInto(absl::Span<const Feed> feeds,
     return absl::OkStatus();
   }
   const int n = graph_->num_nodes();
-  RunStateLease state(*plan, n);
+  RunStateLease state(*plan, n,
+                      arena_ != nullptr ? arena_->max_concurrency() : 1);
   const RunContext run{*graph_,
                        *plan,
                        *state,

@@ -9,9 +9,10 @@
 // iteration. Instead the kernel writes here, and MoveTo hands the outputs
 // to the node's slot, which grows only to what the node produced.
 //
-// Nesting: a kernel that runs a nested graph (If, While, PartitionedCall)
-// finds the thread's vector lent out and gets a fresh one for its inner
-// nodes, which the inner nodes then share.
+// Nesting: a kernel that runs nested nodes on its thread (If, While,
+// PartitionedCall; or a oneTBB thread that takes another node's task while
+// it waits inside a kernel's parallel loop) finds the vector lent out and
+// gets a fresh one (an allocation) for the nested nodes.
 #ifndef GRAPHRT_RUNTIME_SCRATCH_OUTPUTS_H_
 #define GRAPHRT_RUNTIME_SCRATCH_OUTPUTS_H_
 
@@ -24,10 +25,21 @@ namespace graphrt {
 
 class ScratchOutputs {
  public:
-  ScratchOutputs() : outputs_(std::move(Cached())) { outputs_.clear(); }
+  // Borrows the calling thread's own vector (thread_local).
+  ScratchOutputs() : ScratchOutputs(ThreadHome()) {}
+  // Borrows `home`, a vector that no other thread uses while this one
+  // runs: the executor keeps one per arena thread in each RunState, made
+  // with it, so that later Runs allocate nothing (tests/c_api:
+  // zero_alloc_test); a thread-local one would be allocated by each worker
+  // thread the first time it runs a node, which may be in any Run.
+  explicit ScratchOutputs(std::vector<Tensor>& home)
+      : home_(home), outputs_(std::move(home)) {
+    outputs_.clear();
+  }
   ~ScratchOutputs() {
     outputs_.clear();
-    Cached() = std::move(outputs_);
+    // A nested borrower may have left its own vector there: keep one.
+    if (home_.capacity() < outputs_.capacity()) home_ = std::move(outputs_);
   }
   ScratchOutputs(const ScratchOutputs&) = delete;
   ScratchOutputs& operator=(const ScratchOutputs&) = delete;
@@ -44,11 +56,13 @@ class ScratchOutputs {
     outputs_.clear();
   }
 
- private:
-  static std::vector<Tensor>& Cached() {
-    thread_local std::vector<Tensor> cached;
-    return cached;
+  static std::vector<Tensor>& ThreadHome() {
+    thread_local std::vector<Tensor> home;
+    return home;
   }
+
+ private:
+  std::vector<Tensor>& home_;
   std::vector<Tensor> outputs_;
 };
 

@@ -337,7 +337,7 @@ absl::StatusOr<ExampleFeatureTypes> ExampleFeatureTypesFromGraph(
     const Node& node = graph.node(i);
     if (!IsParsingOp(node.op())) continue;
     any = true;
-    GRAPHRT_RETURN_IF_ERROR(collector.AddNode(node.def, [&](int index) {
+    GRAPHRT_RETURN_IF_ERROR(collector.AddNode(*node.def, [&](int index) {
       return MainGraphConstInput(graph, node, index);
     }));
   }

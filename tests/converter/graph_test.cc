@@ -64,23 +64,35 @@ TEST(GraphTest, ConstFromValueAttr) {
   EXPECT_EQ(v.data<float>()[2], 1.5f);  // splat of the last value
 }
 
-// A Const's value is held once, in Node::constant: the NodeDef's `value`
+// Kernels read their attrs when they are made; after Build a node keeps
+// its NodeDef only where something reads it later (KeepsNodeDef). A
+// Const's value is then held once, in Node::constant: its `value`
 // TensorProto (for a GraphDef that embeds its weights, the whole weight)
-// is dropped once the kernels are made; the other attrs stay.
-TEST(GraphTest, ConstValueIsHeldOnce) {
+// goes with the NodeDef.
+TEST(GraphTest, NodeDefsKeptOnlyWhereReadLater) {
   auto def = Parse(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 2 } } } } }
     node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
            attr { key: "value" value { tensor { dtype: DT_FLOAT
              tensor_shape { dim { size: 2 } } float_val: 1.5 float_val: 2.5 } } } }
-    node { name: "y" op: "Identity" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "y" op: "AddV2" input: "x" input: "c"
+           attr { key: "T" value { type: DT_FLOAT } } }
   )pb");
   auto g = Graph::Build(def, {}, BuiltinOps(), "test graph");
   ASSERT_TRUE(g.ok()) << g.status();
-  const Node& c = (*g)->node(0);
-  EXPECT_FALSE(c.def.attr().contains("value"));
-  EXPECT_TRUE(c.def.attr().contains("dtype"));
-  EXPECT_TRUE((*g)->node(1).def.attr().contains("T"));
+  const Node& x = (*g)->node(0);
+  const Node& c = (*g)->node(1);
+  const Node& y = (*g)->node(2);
+  ASSERT_NE(x.def, nullptr);
+  EXPECT_TRUE(x.def->attr().contains("shape"));
+  EXPECT_EQ(c.def, nullptr);
+  EXPECT_EQ(y.def, nullptr);
+  EXPECT_EQ(c.name(), "c");
+  EXPECT_EQ(y.op(), "AddV2");
   EXPECT_EQ(c.constant.data<float>()[1], 2.5f);
+  EXPECT_TRUE(KeepsNodeDef("Enter"));
+  EXPECT_FALSE(KeepsNodeDef("Const"));
 }
 
 TEST(GraphTest, Errors) {

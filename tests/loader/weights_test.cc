@@ -563,6 +563,11 @@ TEST(WeightArenaTest, DroppedPiecesGiveTheirPagesBack) {
   // Small weights are not worth a syscall: they get the owner itself.
   std::shared_ptr<const void> owner = arena;
   EXPECT_EQ(PageReleasingOwner(owner, before, 100), owner);
+  // A 16 KB filter, typical of a small model, gives its pages back on its
+  // own: a whole shard of them would otherwise stay until the last went.
+  char* filter = static_cast<char*>(arena->Take(16 << 10));
+  ASSERT_NE(filter, nullptr);
+  EXPECT_NE(PageReleasingOwner(owner, filter, 16 << 10), owner);
 }
 
 // A group above WeightArena::kMinBytes decodes into one arena: every dtype
