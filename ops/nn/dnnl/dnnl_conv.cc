@@ -168,8 +168,11 @@ struct DnnlConv::Entry {
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t primitive = nullptr;
   AlignedBuffer packed_weights;
-  dnnl_memory_desc_t src_md{}, weights_md{}, bias_md{}, dst_md{}, scratch_md{};
-  dnnl_memory_desc_t user_weights_md{};  // TF's layout of the filter
+  // TF's layout of the filter: kept only where an adopted filter was
+  // packed (AdoptedFilter reorders it back). The other memory descriptors
+  // (~0.7 KB each) are the primitive's own (Md): an Entry kept five, 0.6
+  // MB on facemesh-attention's 146 entries.
+  std::unique_ptr<dnnl_memory_desc_t> user_weights_md;
   size_t scratch_bytes = 0;
   // Idle execution contexts (null: empty slot). On their own cache line:
   // every Run writes it, while the fields above are only read.
@@ -178,6 +181,17 @@ struct DnnlConv::Entry {
     std::atomic<ExecContext*> slot[kIdleSlots] = {};
   };
   mutable IdleSlots idle;
+
+  // The primitive's descriptor of `what` (src, weights, dst, scratchpad),
+  // or null.
+  const dnnl_memory_desc_t* Md(dnnl_query_t what) const {
+    const_dnnl_primitive_desc_t own = nullptr;
+    if (primitive == nullptr ||
+        dnnl_primitive_get_primitive_desc(primitive, &own) != dnnl_success) {
+      return nullptr;
+    }
+    return dnnl_primitive_desc_query_md(own, what, 0);
+  }
 
   ~Entry() {
     for (auto& s : idle.slot) delete s.load(std::memory_order_acquire);
@@ -246,7 +260,7 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
     std::swap(src_dims, dst_dims);
   }
   dnnl_dims_t bias_dims = {s.out_channels};
-  dnnl_memory_desc_t any_weights_md;
+  dnnl_memory_desc_t src_md, dst_md, bias_md, user_md, any_weights_md;
   dnnl_status_t st;
   if (transposed) {
     // A deconvolution's weights are {OC = conv's in, IC = conv's out, kh,
@@ -255,8 +269,7 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
     dnnl_dims_t strides = {s.out_channels, 1,
                            s.kw * s.in_channels * s.out_channels,
                            s.in_channels * s.out_channels};
-    st = dnnl_memory_desc_init_by_strides(&user_weights_md, 4, wd, dnnl_f32,
-                                          strides);
+    st = dnnl_memory_desc_init_by_strides(&user_md, 4, wd, dnnl_f32, strides);
     if (st == dnnl_success) {
       st = dnnl_memory_desc_init_by_tag(&any_weights_md, 4, wd, dnnl_f32,
                                         dnnl_format_tag_any);
@@ -264,16 +277,14 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
   } else if (s.depthwise) {
     const int64_t mult = s.out_channels / s.in_channels;
     dnnl_dims_t wd = {s.in_channels, mult, 1, s.kh, s.kw};
-    st = dnnl_memory_desc_init_by_tag(&user_weights_md, 5, wd, dnnl_f32,
-                                      dnnl_hwigo);
+    st = dnnl_memory_desc_init_by_tag(&user_md, 5, wd, dnnl_f32, dnnl_hwigo);
     if (st == dnnl_success) {
       st = dnnl_memory_desc_init_by_tag(&any_weights_md, 5, wd, dnnl_f32,
                                         dnnl_format_tag_any);
     }
   } else {
     dnnl_dims_t wd = {s.out_channels, s.in_channels, s.kh, s.kw};
-    st = dnnl_memory_desc_init_by_tag(&user_weights_md, 4, wd, dnnl_f32,
-                                      dnnl_hwio);
+    st = dnnl_memory_desc_init_by_tag(&user_md, 4, wd, dnnl_f32, dnnl_hwio);
     if (st == dnnl_success) {
       st = dnnl_memory_desc_init_by_tag(&any_weights_md, 4, wd, dnnl_f32,
                                         dnnl_format_tag_any);
@@ -362,9 +373,8 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
         absl::StartsWith(impl, "jit"))) {
     return absl::OkStatus();
   }
-  weights_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-  scratch_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  scratch_bytes = dnnl_memory_desc_get_size(&scratch_md);
+  scratch_bytes = dnnl_memory_desc_get_size(
+      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
   if ((st = dnnl_primitive_create(&primitive, pd)) != dnnl_success) {
     primitive = nullptr;
     return fail("dnnl_primitive_create", st);
@@ -374,16 +384,22 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
   pd = nullptr;
 
   // Reorder the filter (TF layout) into the kernel's blocked layout once.
-  const size_t packed_bytes = dnnl_memory_desc_get_size(&weights_md);
+  const dnnl_memory_desc_t* weights_md = Md(dnnl_query_weights_md);
+  if (weights_md == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("oneDNN gave no weights descriptor for a ", where));
+  }
+  const size_t packed_bytes = dnnl_memory_desc_get_size(weights_md);
   packed_weights = AllocAligned(packed_bytes);
   if (packed_weights == nullptr) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", packed_bytes,
                      " bytes of packed weights for a ", where));
   }
-  st = Reorder(weights_layout != nullptr ? *weights_layout : user_weights_md,
-               weights, weights_md, packed_weights.get());
+  st = Reorder(weights_layout != nullptr ? *weights_layout : user_md, weights,
+               *weights_md, packed_weights.get());
   if (st != dnnl_success) return fail("oneDNN weight reorder", st);
+  if (adopted) user_weights_md = std::make_unique<dnnl_memory_desc_t>(user_md);
   usable = true;
   return absl::OkStatus();
 }
@@ -391,22 +407,36 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
 absl::StatusOr<std::unique_ptr<DnnlConv::ExecContext>>
 DnnlConv::Entry::NewContext() const {
   auto c = std::make_unique<ExecContext>();
-  dnnl_status_t st =
-      dnnl_memory_create(&c->src, &src_md, Engine(), DNNL_MEMORY_NONE);
+  const dnnl_memory_desc_t* src_md = Md(dnnl_query_src_md);
+  const dnnl_memory_desc_t* dst_md = Md(dnnl_query_dst_md);
+  const dnnl_memory_desc_t* weights_md = Md(dnnl_query_weights_md);
+  const dnnl_memory_desc_t* scratch_md = Md(dnnl_query_scratchpad_md);
+  dnnl_status_t st = src_md != nullptr && dst_md != nullptr &&
+                             weights_md != nullptr && scratch_md != nullptr
+                         ? dnnl_success
+                         : dnnl_runtime_error;
   if (st == dnnl_success) {
-    st = dnnl_memory_create(&c->dst, &dst_md, Engine(), DNNL_MEMORY_NONE);
+    st = dnnl_memory_create(&c->src, src_md, Engine(), DNNL_MEMORY_NONE);
   }
   if (st == dnnl_success) {
-    st = dnnl_memory_create(&c->weights, &weights_md, Engine(),
+    st = dnnl_memory_create(&c->dst, dst_md, Engine(), DNNL_MEMORY_NONE);
+  }
+  if (st == dnnl_success) {
+    st = dnnl_memory_create(&c->weights, weights_md, Engine(),
                             packed_weights.get());
   }
   if (st == dnnl_success && has_bias) {
-    st = dnnl_memory_create(&c->bias, &bias_md, Engine(),
-                            const_cast<void*>(bias.raw_data()));
+    dnnl_dims_t bias_dims = {spec.out_channels};
+    dnnl_memory_desc_t bias_md;
+    st = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
+    if (st == dnnl_success) {
+      st = dnnl_memory_create(&c->bias, &bias_md, Engine(),
+                              const_cast<void*>(bias.raw_data()));
+    }
   }
   if (st == dnnl_success && scratch_bytes > 0) {
-    st = dnnl_memory_create(&c->scratch, &scratch_md, Engine(),
-                            DNNL_MEMORY_NONE);
+    st =
+        dnnl_memory_create(&c->scratch, scratch_md, Engine(), DNNL_MEMORY_NONE);
   }
   if (st != dnnl_success) {
     return absl::InternalError(
@@ -466,10 +496,14 @@ absl::StatusOr<Tensor> DnnlConv::AdoptedFilter() const {
   }
   GRAPHRT_ASSIGN_OR_RETURN(Tensor filter, Tensor::AllocateUninitialized(
                                               DType::kFloat32, adopted_shape_));
+  const dnnl_memory_desc_t* packed_md = packed->Md(dnnl_query_weights_md);
+  if (packed_md == nullptr || packed->user_weights_md == nullptr) {
+    return absl::InternalError(
+        "oneDNN convolution lost its adopted filter's layout");
+  }
   OmpSingleThread single;
-  const dnnl_status_t st =
-      Reorder(packed->weights_md, packed->packed_weights.get(),
-              packed->user_weights_md, filter.raw_data());
+  const dnnl_status_t st = Reorder(*packed_md, packed->packed_weights.get(),
+                                   *packed->user_weights_md, filter.raw_data());
   if (st != dnnl_success) {
     return absl::InternalError(absl::StrCat(
         "oneDNN weight reorder back to TF's layout failed (status ", st,
@@ -557,7 +591,7 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
               "oneDNN convolution lost its adopted filter");
         }
         weights = packed->packed_weights.get();
-        weights_layout = &packed->weights_md;
+        weights_layout = packed->Md(dnnl_query_weights_md);
       }
       absl::Status built = e->Build(out_h, out_w, weights, weights_layout);
       if (!built.ok()) e->usable = false;
@@ -592,7 +626,8 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
     st = dnnl_memory_set_data_handle_v2(ctx->scratch, scratch, ThreadStream());
   }
   if (st == dnnl_success && residual != nullptr && residual != out) {
-    std::memcpy(out, residual, dnnl_memory_desc_get_size(&entry->dst_md));
+    std::memcpy(out, residual,
+                dnnl_memory_desc_get_size(entry->Md(dnnl_query_dst_md)));
   }
   if (st == dnnl_success) {
     dnnl_exec_arg_t args[6];
