@@ -131,13 +131,14 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": node #", i, " (op ", nd.op(), ") has no name"));
     }
-    if (!graph->by_name_.emplace(nd.name(), i).second) {
+    Node& node = graph->nodes_[i];
+    node.id = i;
+    node.node_name = nd.name();
+    node.op_name = nd.op();
+    if (!graph->by_name_.emplace(node.node_name, i).second) {
       return absl::InvalidArgumentError(absl::StrCat(
           what, ": duplicate node name '", nd.name(), "'"));
     }
-    graph->nodes_[i].id = i;
-    graph->nodes_[i].node_name = nd.name();
-    graph->nodes_[i].op_name = nd.op();
   }
   for (Node& node : graph->nodes_) {
     for (const std::string& in : def.node(node.id).input()) {

@@ -109,7 +109,8 @@ class Graph {
 
   std::string what_;
   std::vector<Node> nodes_;
-  absl::flat_hash_map<std::string, int> by_name_;
+  // Keys view the nodes' names (nodes_ is sized once, in Build).
+  absl::flat_hash_map<absl::string_view, int> by_name_;
   tensorflow::FunctionDefLibrary library_;
 };
 

@@ -145,6 +145,39 @@ bool DnnlAvailable() {
   return available;
 }
 
+namespace {
+
+// The filter's descriptor in TF's layout ([kh, kw, in, out]; depthwise
+// [kh, kw, in, multiplier]), or with `format_any` the same dims with the
+// layout left to the implementation.
+dnnl_status_t FilterMd(const XnnConvSpec& s, bool transposed, bool format_any,
+                       dnnl_memory_desc_t* md) {
+  if (transposed) {
+    // A deconvolution's weights are {OC = conv's in, IC = conv's out, kh,
+    // kw}; TF's [kh, kw, in, out] is that with these strides.
+    dnnl_dims_t wd = {s.in_channels, s.out_channels, s.kh, s.kw};
+    if (format_any) {
+      return dnnl_memory_desc_init_by_tag(md, 4, wd, dnnl_f32,
+                                          dnnl_format_tag_any);
+    }
+    dnnl_dims_t strides = {s.out_channels, 1,
+                           s.kw * s.in_channels * s.out_channels,
+                           s.in_channels * s.out_channels};
+    return dnnl_memory_desc_init_by_strides(md, 4, wd, dnnl_f32, strides);
+  }
+  if (s.depthwise) {
+    const int64_t mult = s.out_channels / s.in_channels;
+    dnnl_dims_t wd = {s.in_channels, mult, 1, s.kh, s.kw};
+    return dnnl_memory_desc_init_by_tag(
+        md, 5, wd, dnnl_f32, format_any ? dnnl_format_tag_any : dnnl_hwigo);
+  }
+  dnnl_dims_t wd = {s.out_channels, s.in_channels, s.kh, s.kw};
+  return dnnl_memory_desc_init_by_tag(
+      md, 4, wd, dnnl_f32, format_any ? dnnl_format_tag_any : dnnl_hwio);
+}
+
+}  // namespace
+
 struct DnnlConv::ExecContext {
   dnnl_memory_t src = nullptr, weights = nullptr, bias = nullptr, dst = nullptr,
                 scratch = nullptr;  // scratch: the thread's (ThreadScratchpad)
@@ -168,11 +201,9 @@ struct DnnlConv::Entry {
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t primitive = nullptr;
   AlignedBuffer packed_weights;
-  // TF's layout of the filter: kept only where an adopted filter was
-  // packed (AdoptedFilter reorders it back). The other memory descriptors
-  // (~0.7 KB each) are the primitive's own (Md): an Entry kept five, 0.6
-  // MB on facemesh-attention's 146 entries.
-  std::unique_ptr<dnnl_memory_desc_t> user_weights_md;
+  // The memory descriptors (~0.7 KB each) are the primitive's own (Md) or
+  // remade (FilterMd): an Entry kept six, 0.6 MB on facemesh-attention's
+  // 146 entries.
   size_t scratch_bytes = 0;
   // Idle execution contexts (null: empty slot). On their own cache line:
   // every Run writes it, while the fields above are only read.
@@ -261,34 +292,9 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
   }
   dnnl_dims_t bias_dims = {s.out_channels};
   dnnl_memory_desc_t src_md, dst_md, bias_md, user_md, any_weights_md;
-  dnnl_status_t st;
-  if (transposed) {
-    // A deconvolution's weights are {OC = conv's in, IC = conv's out, kh,
-    // kw}; TF's [kh, kw, in, out] is that with these strides.
-    dnnl_dims_t wd = {s.in_channels, s.out_channels, s.kh, s.kw};
-    dnnl_dims_t strides = {s.out_channels, 1,
-                           s.kw * s.in_channels * s.out_channels,
-                           s.in_channels * s.out_channels};
-    st = dnnl_memory_desc_init_by_strides(&user_md, 4, wd, dnnl_f32, strides);
-    if (st == dnnl_success) {
-      st = dnnl_memory_desc_init_by_tag(&any_weights_md, 4, wd, dnnl_f32,
-                                        dnnl_format_tag_any);
-    }
-  } else if (s.depthwise) {
-    const int64_t mult = s.out_channels / s.in_channels;
-    dnnl_dims_t wd = {s.in_channels, mult, 1, s.kh, s.kw};
-    st = dnnl_memory_desc_init_by_tag(&user_md, 5, wd, dnnl_f32, dnnl_hwigo);
-    if (st == dnnl_success) {
-      st = dnnl_memory_desc_init_by_tag(&any_weights_md, 5, wd, dnnl_f32,
-                                        dnnl_format_tag_any);
-    }
-  } else {
-    dnnl_dims_t wd = {s.out_channels, s.in_channels, s.kh, s.kw};
-    st = dnnl_memory_desc_init_by_tag(&user_md, 4, wd, dnnl_f32, dnnl_hwio);
-    if (st == dnnl_success) {
-      st = dnnl_memory_desc_init_by_tag(&any_weights_md, 4, wd, dnnl_f32,
-                                        dnnl_format_tag_any);
-    }
+  dnnl_status_t st = FilterMd(s, transposed, /*format_any=*/false, &user_md);
+  if (st == dnnl_success) {
+    st = FilterMd(s, transposed, /*format_any=*/true, &any_weights_md);
   }
   if (st == dnnl_success) {
     st =
@@ -399,7 +405,6 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
   st = Reorder(weights_layout != nullptr ? *weights_layout : user_md, weights,
                *weights_md, packed_weights.get());
   if (st != dnnl_success) return fail("oneDNN weight reorder", st);
-  if (adopted) user_weights_md = std::make_unique<dnnl_memory_desc_t>(user_md);
   usable = true;
   return absl::OkStatus();
 }
@@ -497,13 +502,16 @@ absl::StatusOr<Tensor> DnnlConv::AdoptedFilter() const {
   GRAPHRT_ASSIGN_OR_RETURN(Tensor filter, Tensor::AllocateUninitialized(
                                               DType::kFloat32, adopted_shape_));
   const dnnl_memory_desc_t* packed_md = packed->Md(dnnl_query_weights_md);
-  if (packed_md == nullptr || packed->user_weights_md == nullptr) {
+  dnnl_memory_desc_t user_md;
+  if (packed_md == nullptr ||
+      FilterMd(packed->spec, packed->transposed, /*format_any=*/false,
+               &user_md) != dnnl_success) {
     return absl::InternalError(
         "oneDNN convolution lost its adopted filter's layout");
   }
   OmpSingleThread single;
   const dnnl_status_t st = Reorder(*packed_md, packed->packed_weights.get(),
-                                   *packed->user_weights_md, filter.raw_data());
+                                   user_md, filter.raw_data());
   if (st != dnnl_success) {
     return absl::InternalError(absl::StrCat(
         "oneDNN weight reorder back to TF's layout failed (status ", st,
