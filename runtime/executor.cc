@@ -87,8 +87,11 @@ struct RunState {
         pending(new std::atomic<int>[n]),
         uses(new std::atomic<int>[n]),
         counted_bytes(n, 0),
-        scratch(threads) {
-    for (auto& s : scratch) s.reserve(KernelContext::kReservedOutputs);
+        num_scratch(threads),
+        scratch(new ScratchSlot[threads]) {
+    for (int i = 0; i < threads; ++i) {
+      scratch[i].Fill(KernelContext::kReservedOutputs);
+    }
   }
 
   void Reset(const Plan& plan, int n, uint64_t tag) {
@@ -112,7 +115,8 @@ struct RunState {
   std::vector<int64_t> counted_bytes;  // per node: bytes added to live_bytes
   // Per arena thread index: the vector its kernels write outputs into
   // (runtime/scratch_outputs.h).
-  std::vector<std::vector<Tensor>> scratch;
+  int num_scratch;
+  std::unique_ptr<ScratchSlot[]> scratch;
   std::atomic<int64_t> live_bytes{0};
   uint64_t run_tag = 0;
   std::atomic<bool> failed{false};
@@ -383,13 +387,11 @@ void ReleaseInputs(const RunContext& run, int id) {
 
 // The scratch vector of the calling thread in `state`: without an arena
 // nodes run one at a time; in one, each thread has its own index.
-std::vector<Tensor>& ScratchHome(RunState& state) {
-  if (state.scratch.size() == 1) return state.scratch[0];
+ScratchSlot& ScratchHome(RunState& state) {
+  if (state.num_scratch == 1) return state.scratch[0];
   const int i = oneapi::tbb::this_task_arena::current_thread_index();
-  if (i >= 0 && i < static_cast<int>(state.scratch.size())) {
-    return state.scratch[i];
-  }
-  return ScratchOutputs::ThreadHome();
+  if (i >= 0 && i < state.num_scratch) return state.scratch[i];
+  return ScratchOutputs::ThreadSlot();
 }
 
 // Runs one node; returns false if the Run has failed.

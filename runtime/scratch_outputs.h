@@ -1,5 +1,5 @@
 // ScratchOutputs: the vector a kernel writes its outputs into, borrowed
-// from the calling thread for one node execution (both executors).
+// for one node execution (both executors) from a ScratchSlot.
 //
 // Why: KernelContext reserves kReservedOutputs (16) slots so that output
 // pointers stay valid while a kernel sets further outputs. Reserving that
@@ -9,13 +9,26 @@
 // iteration. Instead the kernel writes here, and MoveTo hands the outputs
 // to the node's slot, which grows only to what the node produced.
 //
+// Where the vectors live: the executor keeps one ScratchSlot per arena
+// thread index in each RunState, each holding a vector made with the
+// RunState, so later Runs allocate nothing (tests/c_api:zero_alloc_test; a
+// thread_local vector would be allocated by each oneTBB worker the first
+// time it runs a node, which may be in any Run). The dataflow executor and
+// threads outside the arena use a thread_local slot (ThreadSlot).
+//
+// Threads: a slot is borrowed and given back with atomic exchanges
+// (acquire / release), so a slot whose arena index passes from one thread
+// to another (external callers entering and leaving a shared arena) hands
+// its vector over with a happens-before edge that ThreadSanitizer sees.
 // Nesting: a kernel that runs nested nodes on its thread (If, While,
 // PartitionedCall; or a oneTBB thread that takes another node's task while
-// it waits inside a kernel's parallel loop) finds the vector lent out and
-// gets a fresh one (an allocation) for the nested nodes.
+// it waits inside a kernel's parallel loop) finds the slot empty and gets
+// a fresh vector (an allocation) for the nested nodes.
 #ifndef GRAPHRT_RUNTIME_SCRATCH_OUTPUTS_H_
 #define GRAPHRT_RUNTIME_SCRATCH_OUTPUTS_H_
 
+#include <atomic>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -23,47 +36,71 @@
 
 namespace graphrt {
 
+// A parked scratch vector (or none).
+class ScratchSlot {
+ public:
+  ScratchSlot() = default;
+  ~ScratchSlot() { delete parked_.load(std::memory_order_acquire); }
+  ScratchSlot(const ScratchSlot&) = delete;
+  ScratchSlot& operator=(const ScratchSlot&) = delete;
+
+  // Parks a vector with `capacity` reserved (replacing any parked one).
+  void Fill(size_t capacity) {
+    auto v = std::make_unique<std::vector<Tensor>>();
+    v->reserve(capacity);
+    Park(std::move(v));
+  }
+  // The parked vector, or null when it is lent out.
+  std::unique_ptr<std::vector<Tensor>> Take() {
+    return std::unique_ptr<std::vector<Tensor>>(
+        parked_.exchange(nullptr, std::memory_order_acquire));
+  }
+  // Parks `v`; a vector a nested borrower parked meanwhile is freed.
+  void Park(std::unique_ptr<std::vector<Tensor>> v) {
+    delete parked_.exchange(v.release(), std::memory_order_acq_rel);
+  }
+
+ private:
+  std::atomic<std::vector<Tensor>*> parked_{nullptr};
+};
+
 class ScratchOutputs {
  public:
-  // Borrows the calling thread's own vector (thread_local).
-  ScratchOutputs() : ScratchOutputs(ThreadHome()) {}
-  // Borrows `home`, a vector that no other thread uses while this one
-  // runs: the executor keeps one per arena thread in each RunState, made
-  // with it, so that later Runs allocate nothing (tests/c_api:
-  // zero_alloc_test); a thread-local one would be allocated by each worker
-  // thread the first time it runs a node, which may be in any Run.
-  explicit ScratchOutputs(std::vector<Tensor>& home)
-      : home_(home), outputs_(std::move(home)) {
-    outputs_.clear();
+  // Borrows from the calling thread's own slot (thread_local).
+  ScratchOutputs() : ScratchOutputs(ThreadSlot()) {}
+  // Borrows from `slot` (a fresh vector when it is lent out).
+  explicit ScratchOutputs(ScratchSlot& slot)
+      : slot_(slot), owned_(slot.Take()) {
+    if (owned_ == nullptr) owned_ = std::make_unique<std::vector<Tensor>>();
+    owned_->clear();
   }
   ~ScratchOutputs() {
-    outputs_.clear();
-    // A nested borrower may have left its own vector there: keep one.
-    if (home_.capacity() < outputs_.capacity()) home_ = std::move(outputs_);
+    owned_->clear();
+    slot_.Park(std::move(owned_));
   }
   ScratchOutputs(const ScratchOutputs&) = delete;
   ScratchOutputs& operator=(const ScratchOutputs&) = delete;
 
   // Pass to KernelContext.
-  std::vector<Tensor>& outputs() { return outputs_; }
+  std::vector<Tensor>& outputs() { return *owned_; }
 
   // Moves the outputs into `slot` (cleared first; its capacity grows only
   // when short of the output count) and leaves the scratch empty.
   void MoveTo(std::vector<Tensor>& slot) {
     slot.clear();
-    slot.reserve(outputs_.size());
-    for (Tensor& t : outputs_) slot.push_back(std::move(t));
-    outputs_.clear();
+    slot.reserve(owned_->size());
+    for (Tensor& t : *owned_) slot.push_back(std::move(t));
+    owned_->clear();
   }
 
-  static std::vector<Tensor>& ThreadHome() {
-    thread_local std::vector<Tensor> home;
-    return home;
+  static ScratchSlot& ThreadSlot() {
+    thread_local ScratchSlot slot;
+    return slot;
   }
 
  private:
-  std::vector<Tensor>& home_;
-  std::vector<Tensor> outputs_;
+  ScratchSlot& slot_;
+  std::unique_ptr<std::vector<Tensor>> owned_;
 };
 
 }  // namespace graphrt
