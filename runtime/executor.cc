@@ -87,10 +87,9 @@ struct RunState {
         pending(new std::atomic<int>[n]),
         uses(new std::atomic<int>[n]),
         counted_bytes(n, 0),
-        num_scratch(threads),
-        scratch(new ScratchSlot[threads]) {
-    for (int i = 0; i < threads; ++i) {
-      scratch[i].Fill(KernelContext::kReservedOutputs);
+        scratch(threads) {
+    for (ScratchSlot& slot : scratch) {
+      slot.Fill(KernelContext::kReservedOutputs);
     }
   }
 
@@ -115,8 +114,7 @@ struct RunState {
   std::vector<int64_t> counted_bytes;  // per node: bytes added to live_bytes
   // Per arena thread index: the vector its kernels write outputs into
   // (runtime/scratch_outputs.h).
-  int num_scratch;
-  std::unique_ptr<ScratchSlot[]> scratch;
+  std::vector<ScratchSlot> scratch;  // never resized
   std::atomic<int64_t> live_bytes{0};
   uint64_t run_tag = 0;
   std::atomic<bool> failed{false};
@@ -388,9 +386,11 @@ void ReleaseInputs(const RunContext& run, int id) {
 // The scratch vector of the calling thread in `state`: without an arena
 // nodes run one at a time; in one, each thread has its own index.
 ScratchSlot& ScratchHome(RunState& state) {
-  if (state.num_scratch == 1) return state.scratch[0];
+  if (state.scratch.size() == 1) return state.scratch[0];
   const int i = oneapi::tbb::this_task_arena::current_thread_index();
-  if (i >= 0 && i < state.num_scratch) return state.scratch[i];
+  if (i >= 0 && i < static_cast<int>(state.scratch.size())) {
+    return state.scratch[i];
+  }
   return ScratchOutputs::ThreadSlot();
 }
 

@@ -16,12 +16,21 @@ namespace graphrt {
 namespace {
 
 std::unique_ptr<Graph> BuildGraph(const std::string& text,
-                                  WeightMap weights = {}) {
+                                  WeightMap weights = {},
+                                  const OpRegistry& ops = BuiltinOps()) {
   tensorflow::GraphDef def;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
-  auto g = Graph::Build(def, weights, BuiltinOps(), "test graph");
+  auto g = Graph::Build(def, weights, ops, "test graph");
   EXPECT_TRUE(g.ok()) << g.status();
   return g.ok() ? std::move(*g) : nullptr;
+}
+
+// The builtin ops plus one test kernel (made once per test, never freed).
+const OpRegistry* BuiltinsPlus(absl::string_view op, KernelFactory factory) {
+  auto* r = new OpRegistry;
+  RegisterBuiltinOps(*r);
+  r->Register(op, factory);
+  return r;
 }
 
 // A diamond of width 8: x -> a_i = x + c -> sum chain.
@@ -173,28 +182,22 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateHoldFirstOutput(
 }
 
 TEST_P(ExecutorTest, OutputPointersStayValidWhileLaterOutputsAreSet) {
-  static const OpRegistry* ops = [] {
-    auto* r = new OpRegistry;
-    RegisterBuiltinOps(*r);
-    r->Register("HoldFirstOutput", CreateHoldFirstOutput);
-    return r;
-  }();
-  tensorflow::GraphDef def;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+  static const OpRegistry* ops =
+      BuiltinsPlus("HoldFirstOutput", CreateHoldFirstOutput);
+  auto g = BuildGraph(
       R"(node { name: "x" op: "Placeholder"
                attr { key: "dtype" value { type: DT_FLOAT } } }
          node { name: "h" op: "HoldFirstOutput" input: "x" }
          node { name: "h2" op: "HoldFirstOutput" input: "h:15" })",
-      &def));
-  auto g = Graph::Build(def, {}, *ops, "test graph");
-  ASSERT_TRUE(g.ok()) << g.status();
+      {}, *ops);
+  ASSERT_NE(g, nullptr);
   ResourceManager resources;
   oneapi::tbb::task_arena arena(GetParam());
-  Executor exec(g->get(), &resources, GetParam() > 1 ? &arena : nullptr);
-  const int h = *(*g)->FindNode("h"), h2 = *(*g)->FindNode("h2");
+  Executor exec(g.get(), &resources, GetParam() > 1 ? &arena : nullptr);
+  const int h = *g->FindNode("h"), h2 = *g->FindNode("h2");
   for (int rep = 0; rep < 3; ++rep) {
     std::vector<Feed> feeds = {
-        {Endpoint{*(*g)->FindNode("x"), 0}, Tensor::Scalar<float>(7.f)}};
+        {Endpoint{*g->FindNode("x"), 0}, Tensor::Scalar<float>(7.f)}};
     auto out = exec.Run(feeds, {Endpoint{h, 0}, Endpoint{h, 3}, Endpoint{h2, 0},
                                 Endpoint{h2, 15}});
     ASSERT_TRUE(out.ok()) << out.status();
@@ -221,29 +224,22 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateRecordInput(const KernelInit&) {
 // reference count concurrent Runs would share. Fetched or fed, it behaves
 // as before.
 TEST(ExecutorConsts, UnfetchedConstsAreReadInPlace) {
-  static const OpRegistry* ops = [] {
-    auto* r = new OpRegistry;
-    RegisterBuiltinOps(*r);
-    r->Register("RecordInput", CreateRecordInput);
-    return r;
-  }();
-  tensorflow::GraphDef def;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+  static const OpRegistry* ops = BuiltinsPlus("RecordInput", CreateRecordInput);
+  WeightMap w;
+  w["c"] = Tensor::FromVector<float>({1.f, 2.f});
+  auto g = BuildGraph(
       R"(node { name: "c" op: "Const"
                attr { key: "dtype" value { type: DT_FLOAT } } }
          node { name: "y" op: "RecordInput" input: "c" })",
-      &def));
-  WeightMap w;
-  w["c"] = Tensor::FromVector<float>({1.f, 2.f});
-  auto g = Graph::Build(def, w, *ops, "test graph");
-  ASSERT_TRUE(g.ok()) << g.status();
+      w, *ops);
+  ASSERT_NE(g, nullptr);
   ResourceManager resources;
-  Executor exec(g->get(), &resources, nullptr);
-  const int c = *(*g)->FindNode("c");
-  const Endpoint y{*(*g)->FindNode("y"), 0};
+  Executor exec(g.get(), &resources, nullptr);
+  const int c = *g->FindNode("c");
+  const Endpoint y{*g->FindNode("y"), 0};
   auto out = exec.Run({}, {y});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(g_seen_input.load(), &(*g)->node(c).constant);
+  EXPECT_EQ(g_seen_input.load(), &g->node(c).constant);
   EXPECT_EQ((*out)[0].data<float>()[1], 2.f);
   // Fetched too: still a value of its own in the Run's outputs.
   out = exec.Run({}, {y, Endpoint{c, 0}});

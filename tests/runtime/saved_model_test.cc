@@ -45,27 +45,26 @@ void SetType(tensorflow::NodeDef* n, const std::string& attr,
   (*n->mutable_attr())[attr].set_type(t);
 }
 
-tensorflow::NodeDef* AddFloatConst(tensorflow::GraphDef* g,
-                                   const std::string& name, float v) {
+// A scalar Const of `dtype`; the caller adds its value to the returned
+// TensorProto.
+tensorflow::TensorProto* AddScalarConst(tensorflow::GraphDef* g,
+                                        const std::string& name,
+                                        tensorflow::DataType dtype) {
   tensorflow::NodeDef* n = AddNode(g, name, "Const");
-  SetType(n, "dtype", tensorflow::DT_FLOAT);
+  SetType(n, "dtype", dtype);
   auto* t = (*n->mutable_attr())["value"].mutable_tensor();
-  t->set_dtype(tensorflow::DT_FLOAT);
+  t->set_dtype(dtype);
   t->mutable_tensor_shape();
-  t->add_float_val(v);
-  return n;
+  return t;
 }
 
-tensorflow::NodeDef* AddStringConst(tensorflow::GraphDef* g,
-                                    const std::string& name,
-                                    const std::string& v) {
-  tensorflow::NodeDef* n = AddNode(g, name, "Const");
-  SetType(n, "dtype", tensorflow::DT_STRING);
-  auto* t = (*n->mutable_attr())["value"].mutable_tensor();
-  t->set_dtype(tensorflow::DT_STRING);
-  t->mutable_tensor_shape();
-  t->add_string_val(v);
-  return n;
+void AddFloatConst(tensorflow::GraphDef* g, const std::string& name, float v) {
+  AddScalarConst(g, name, tensorflow::DT_FLOAT)->add_float_val(v);
+}
+
+void AddStringConst(tensorflow::GraphDef* g, const std::string& name,
+                    const std::string& v) {
+  AddScalarConst(g, name, tensorflow::DT_STRING)->add_string_val(v);
 }
 
 float RunScalar(const Model& model, const std::string& input, float x,

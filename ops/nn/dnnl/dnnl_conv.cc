@@ -213,15 +213,15 @@ struct DnnlConv::Entry {
   };
   mutable IdleSlots idle;
 
-  // The primitive's descriptor of `what` (src, weights, dst, scratchpad),
-  // or null.
-  const dnnl_memory_desc_t* Md(dnnl_query_t what) const {
+  // The primitive's descriptor of `what` (src, weights, dst, scratchpad;
+  // weights index 1: the bias), or null.
+  const dnnl_memory_desc_t* Md(dnnl_query_t what, int index = 0) const {
     const_dnnl_primitive_desc_t own = nullptr;
     if (primitive == nullptr ||
         dnnl_primitive_get_primitive_desc(primitive, &own) != dnnl_success) {
       return nullptr;
     }
-    return dnnl_primitive_desc_query_md(own, what, 0);
+    return dnnl_primitive_desc_query_md(own, what, index);
   }
 
   ~Entry() {
@@ -431,13 +431,11 @@ DnnlConv::Entry::NewContext() const {
                             packed_weights.get());
   }
   if (st == dnnl_success && has_bias) {
-    dnnl_dims_t bias_dims = {spec.out_channels};
-    dnnl_memory_desc_t bias_md;
-    st = dnnl_memory_desc_init_by_tag(&bias_md, 1, bias_dims, dnnl_f32, dnnl_x);
-    if (st == dnnl_success) {
-      st = dnnl_memory_create(&c->bias, &bias_md, Engine(),
-                              const_cast<void*>(bias.raw_data()));
-    }
+    const dnnl_memory_desc_t* bias_md = Md(dnnl_query_weights_md, 1);
+    st = bias_md == nullptr
+             ? dnnl_runtime_error
+             : dnnl_memory_create(&c->bias, bias_md, Engine(),
+                                  const_cast<void*>(bias.raw_data()));
   }
   if (st == dnnl_success && scratch_bytes > 0) {
     st =
