@@ -1,12 +1,15 @@
 // Runs a float32 NHWC convolution with a fused epilogue (conv_util.h) on
-// the fast backends, shared by conv.cc and depthwise_conv.cc: oneDNN
-// (ops/nn/dnnl/dnnl_conv.h) first, then XNNPACK (ops/nn/xnnpack/
-// xnn_conv.h). Returns false (nothing written) when both decline, so the
-// caller falls back to its portable kernel.
+// the fast backends, shared by conv.cc and depthwise_conv.cc: graphrt's
+// direct kernel for small layers whose filter the kernel adopted
+// (ops/nn/direct/direct_conv.h: no JIT code, no indirection buffers), then
+// oneDNN (ops/nn/dnnl/dnnl_conv.h), then XNNPACK (ops/nn/xnnpack/
+// xnn_conv.h). Returns false (nothing written) when all decline, so the
+// caller falls back to its portable kernel. A node that runs on the direct
+// kernel once runs there on every later Run.
 //
-// oneDNN adds the bias after the whole dot product, so a plain bias, a
-// residual addend ([BiasAdd, Add(, act)]) and a final Relu / Relu6 are fused
-// into its kernel for every convolution.
+// The direct kernel and oneDNN add the bias after the whole dot product,
+// so a plain bias, a residual addend ([BiasAdd, Add(, act)]) and a final
+// Relu / Relu6 are fused into their kernels for every convolution.
 //
 // XNNPACK: depthwise convolutions get the bias and a Relu / Relu6 clamp
 // inside the micro-kernel epilogue. Regular convolutions get no bias from
@@ -28,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "ops/kernel.h"
 #include "ops/nn/conv_util.h"
+#include "ops/nn/direct/direct_conv.h"
 #include "ops/nn/dnnl/dnnl_conv.h"
 #include "ops/nn/residual_add.h"
 #include "ops/nn/xnnpack/xnn_conv.h"
@@ -39,9 +43,25 @@ namespace nn {
 // The fast backends of one convolution node (each caches its prepacked
 // operators).
 struct FastConv {
+  DirectConv direct;
   DnnlConv dnnl;
   XnnConv xnn;
 };
+
+// Whether this call runs on fast.direct: decided on the node's first Run
+// (DirectConv::Adopt), which then packs the filter oneDNN adopted. A filter
+// fed in place of the adopted Const is an ordinary tensor and never runs
+// here (the packed copy is the Const's).
+inline absl::StatusOr<bool> UseDirectConv(const FastConv& fast,
+                                          const XnnConvSpec& spec,
+                                          const Tensor& filter, int64_t n,
+                                          int64_t out_h, int64_t out_w) {
+  if (!IsReleasedConst(filter)) return false;
+  if (fast.direct.ready()) return true;
+  return fast.direct.Adopt(
+      spec, DirectConv::Prefers(spec, n, out_h, out_w),
+      [&fast] { return fast.dnnl.ReleaseAdoptedFilter(); });
+}
 
 // Whether a convolution kernel takes over its Const filter `value`
 // (Kernel::CanAdoptConstInput): float32 2-D filters, when oneDNN runs (it
@@ -73,14 +93,21 @@ inline absl::StatusOr<bool> RunFastFusedConv(
     const Tensor& filter, const float* residual, const float* in, int64_t n,
     int64_t h, int64_t w, int64_t out_h, int64_t out_w, float* out,
     bool dnnl_only = false) {
-  for (const bool use_dnnl : {true, false}) {
-    if (use_dnnl && !DnnlAvailable()) continue;
-    if (!use_dnnl && dnnl_only) break;
+  GRAPHRT_ASSIGN_OR_RETURN(const bool direct,
+                           UseDirectConv(fast, spec, filter, n, out_h, out_w));
+  enum class Backend { kDirect, kDnnl, kXnnpack };
+  for (const Backend backend :
+       {Backend::kDirect, Backend::kDnnl, Backend::kXnnpack}) {
+    if (backend == Backend::kDirect && !direct) continue;
+    if (backend == Backend::kDnnl && !DnnlAvailable()) continue;
+    if (backend == Backend::kXnnpack && dnnl_only) break;
+    // Bias and residual inside the kernel, after the whole dot product.
+    const bool in_kernel = backend != Backend::kXnnpack;
     FusedEpilogue rest = e;
     rest.residual = false;
     EpilogueArgs<float> rest_args;
     const Tensor* bias = nullptr;
-    if (e.kind == FusedEpilogue::Kind::kBias && (use_dnnl || spec.depthwise)) {
+    if (e.kind == FusedEpilogue::Kind::kBias && (in_kernel || spec.depthwise)) {
       bias = &ctx.input(2);
       rest.kind = FusedEpilogue::Kind::kNone;
     } else if (e.kind != FusedEpilogue::Kind::kNone) {
@@ -90,7 +117,7 @@ inline absl::StatusOr<bool> RunFastFusedConv(
     rest_args.alpha = args.alpha;
     rest_args.alpha_scalar = args.alpha_scalar;
     // A residual the kernel does not add comes after `rest` (then e.act).
-    const bool residual_after = residual != nullptr && !use_dnnl;
+    const bool residual_after = residual != nullptr && !in_kernel;
     if (residual_after) rest.act = ops::Activation::kNone;
     // The clamp can be fused only when it is the last step.
     XnnConvSpec s = spec;
@@ -105,7 +132,12 @@ inline absl::StatusOr<bool> RunFastFusedConv(
       rest.act = ops::Activation::kNone;
     }
     bool done = false;
-    if (use_dnnl) {
+    if (backend == Backend::kDirect) {
+      GRAPHRT_RETURN_IF_ERROR(
+          fast.direct.Run(s, bias == nullptr ? nullptr : bias->data<float>(),
+                          residual, in, n, h, w, out_h, out_w, out));
+      done = true;
+    } else if (in_kernel) {
       GRAPHRT_ASSIGN_OR_RETURN(
           done, fast.dnnl.Run(s, filter, bias, residual, in, n, h, w, out_h,
                               out_w, out));

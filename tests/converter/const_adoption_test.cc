@@ -232,10 +232,33 @@ TEST(ConstAdoptionTest, ConvolutionFiltersAreAdopted) {
     EXPECT_EQ(w["f"].buffer(), filter.buffer());
     w.clear();
     EXPECT_TRUE(filter.HasExclusiveBuffer()) << op;
-    // Feeding the filter takes the ordinary path (keyed on the fed buffer).
+    // Feeding the filter takes the ordinary path (oneDNN, keyed on the fed
+    // buffer), while this small layer's adopted filter runs on the direct
+    // kernel (ops/nn/direct/direct_conv.h): equal up to summation order.
     auto fed = exec.Run({{xe, x}, {Endpoint{f.id, 0}, filter}}, {ye});
     ASSERT_TRUE(fed.ok()) << fed.status();
-    EXPECT_TRUE((*adopted)[0].IdenticalTo((*fed)[0])) << op;
+    const float* a = (*adopted)[0].data<float>();
+    const float* b = (*fed)[0].data<float>();
+    ASSERT_EQ((*adopted)[0].num_elements(), (*fed)[0].num_elements());
+    for (int64_t i = 0; i < (*fed)[0].num_elements(); ++i) {
+      ASSERT_NEAR(a[i], b[i], 1e-4f) << op << " at " << i;
+    }
+    // A different fed filter is used as fed, also once the node has packed
+    // the adopted one (the direct kernel's copy is the Const's).
+    std::vector<float> doubled = fv;
+    for (float& v : doubled) v *= 2.0f;
+    Tensor filter2 =
+        *Tensor::FromVector<float>(doubled).Reshaped(filter.shape());
+    auto fed2 = exec.Run({{xe, x}, {Endpoint{f.id, 0}, filter2}}, {ye});
+    ASSERT_TRUE(fed2.ok()) << fed2.status();
+    const float* c = (*fed2)[0].data<float>();
+    for (int64_t i = 0; i < (*fed2)[0].num_elements(); ++i) {
+      ASSERT_NEAR(c[i], 2.0f * a[i], 2e-4f) << op << " at " << i;
+    }
+    // And the adopted filter again, unchanged by what was fed.
+    auto again = exec.Run({{xe, x}}, {ye});
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_TRUE((*adopted)[0].IdenticalTo((*again)[0])) << op;
   }
 }
 

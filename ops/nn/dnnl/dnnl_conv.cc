@@ -519,6 +519,13 @@ absl::StatusOr<Tensor> DnnlConv::AdoptedFilter() const {
   return filter;
 }
 
+absl::StatusOr<Tensor> DnnlConv::ReleaseAdoptedFilter() const {
+  GRAPHRT_ASSIGN_OR_RETURN(Tensor filter, AdoptedFilter());
+  MutexLock lock(&mu_);
+  adopted_filter_ = Tensor();
+  return filter;
+}
+
 absl::StatusOr<bool> DnnlConv::Run(const XnnConvSpec& spec,
                                    const Tensor& filter, const Tensor* bias,
                                    const float* residual, const float* in,

@@ -93,6 +93,11 @@ class DnnlConv {
   void AdoptFilter(Tensor filter);
   // The adopted filter in TF layout. Thread-safe.
   absl::StatusOr<Tensor> AdoptedFilter() const;
+  // The same, handed over: DnnlConv keeps no TF-layout reference (for a
+  // node that another backend runs from now on: ops/nn/direct/
+  // direct_conv.h). Later Runs on oneDNN still work from a packed copy, if
+  // one exists. Thread-safe.
+  absl::StatusOr<Tensor> ReleaseAdoptedFilter() const;
 
   // Conv2DBackpropInput (the transposed convolution): dx [n, h, w,
   // in_channels] from dy [n, out_h, out_w, out_channels] and `filter` in

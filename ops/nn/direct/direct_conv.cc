@@ -1,0 +1,427 @@
+#include "ops/nn/direct/direct_conv.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include "absl/strings/str_cat.h"
+#include "runtime/status_macros.h"
+
+namespace graphrt {
+namespace nn {
+namespace {
+
+// One block of 16 output channels. GCC lowers it to one zmm register with
+// -march=native on AVX-512 machines and to narrower registers elsewhere.
+typedef float Vec __attribute__((vector_size(64)));
+constexpr int kLanes = 16;
+constexpr int kTile = 8;  // output pixels per register tile
+constexpr int kMaxBlocks = 2;
+
+// Unaligned, aliasing view of 16 floats (a plain load, unlike memcpy into
+// a local, which GCC kept on the stack).
+typedef float VecU __attribute__((vector_size(64), aligned(4), __may_alias__));
+inline Vec Load(const float* p) { return *reinterpret_cast<const VecU*>(p); }
+// The first `lanes` (< 16) channels: AVX-512 masked moves where there are
+// some (a variable-length memcpy per pixel cost more than the pixel's dot
+// product), else a copy through the stack.
+#if defined(__AVX512F__)
+inline __mmask16 LaneMask(int lanes) {
+  return static_cast<__mmask16>((1u << lanes) - 1);
+}
+inline Vec LoadPartial(const float* p, int lanes) {
+  return reinterpret_cast<Vec>(_mm512_maskz_loadu_ps(LaneMask(lanes), p));
+}
+inline void StorePartial(float* p, const Vec& v, int lanes) {
+  _mm512_mask_storeu_ps(p, LaneMask(lanes), reinterpret_cast<__m512>(v));
+}
+#else
+inline Vec LoadPartial(const float* p, int lanes) {
+  Vec v = {};
+  std::memcpy(&v, p, sizeof(float) * lanes);
+  return v;
+}
+inline void StorePartial(float* p, const Vec& v, int lanes) {
+  std::memcpy(p, &v, sizeof(float) * lanes);
+}
+#endif
+
+enum class Mode { kAuto, kOff, kAll };
+
+Mode ModeFromEnv() {
+  const char* v = std::getenv("GRAPHRT_DIRECT_CONV");
+  if (v == nullptr) return Mode::kAuto;
+  const std::string_view s(v);
+  if (s == "0") return Mode::kOff;
+  if (s == "all") return Mode::kAll;
+  return Mode::kAuto;
+}
+
+Mode CurrentMode() {
+  static const Mode mode = ModeFromEnv();
+  return mode;
+}
+
+// Per-call geometry, in the kernels' terms.
+struct Geo {
+  int64_t h, w, c_in, c_out, out_h, out_w;
+  int64_t kh, kw, sh, sw, dh, dw, pt, pl;
+  float lo, hi;
+};
+
+// The output pixels [begin, end) of a row whose windows stay inside the
+// input's width for every tap.
+void InteriorColumns(const Geo& g, int64_t* begin, int64_t* end) {
+  *begin = std::min(g.out_w, (g.pl + g.sw - 1) / g.sw);
+  const int64_t last_ok = g.w - 1 - (g.kw - 1) * g.dw + g.pl;
+  *end = last_ok < 0 ? 0 : std::min(g.out_w, last_ok / g.sw + 1);
+  if (*end < *begin) *end = *begin;
+}
+
+// Adds bias (+ residual), clamps and stores `lanes` channels.
+inline void Finish(const Geo& g, Vec v, const float* bias, const float* res,
+                   float* out, int lanes) {
+  if (bias != nullptr) {
+    v += lanes == kLanes ? Load(bias) : LoadPartial(bias, lanes);
+  }
+  if (res != nullptr) {
+    v += lanes == kLanes ? Load(res) : LoadPartial(res, lanes);
+  }
+  v = v < g.lo ? g.lo : v;
+  v = v > g.hi ? g.hi : v;
+  if (lanes == kLanes) {
+    *reinterpret_cast<VecU*>(out) = v;
+  } else {
+    StorePartial(out, v, lanes);
+  }
+}
+
+// R output pixels (x0 .. x0+R-1 of row y) x NB blocks of one channel group.
+// kChecked (R == 1 only): skips taps left or right of the input.
+// Not inlined: inside RegularRow GCC 12 kept the weight vectors on the
+// stack (each FMA then read memory); on its own it keeps them in registers.
+template <int R, int NB, bool kChecked>
+__attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
+                                           const float* wg, const float* bias,
+                                           int64_t y, int64_t x0,
+                                           const float* res_n, float* out_n,
+                                           int64_t co0, int64_t valid) {
+  Vec acc[R][NB] = {};
+  const int64_t row_stride = g.w * g.c_in;
+  const int64_t px_stride = g.sw * g.c_in;
+  const int64_t wstride = g.c_in * NB * kLanes;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t iy = y * g.sh - g.pt + i * g.dh;
+    if (iy < 0 || iy >= g.h) continue;
+    const float* irow = in_n + iy * row_stride;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const int64_t ix = x0 * g.sw - g.pl + j * g.dw;
+      if constexpr (kChecked) {
+        if (ix < 0 || ix >= g.w) continue;
+      }
+      const float* ip = irow + ix * g.c_in;
+      const float* wp = wg + (i * g.kw + j) * wstride;
+      for (int64_t c = 0; c < g.c_in; ++c) {
+        const float* wc = wp + c * NB * kLanes;
+        const Vec w0 = Load(wc);
+        const Vec w1 = NB > 1 ? Load(wc + kLanes) : Vec{};
+        for (int r = 0; r < R; ++r) {
+          const float x = ip[r * px_stride + c];
+          acc[r][0] += w0 * x;
+          if constexpr (NB > 1) acc[r][1] += w1 * x;
+        }
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + co0;
+    for (int b = 0; b < NB; ++b) {
+      const int64_t lanes = std::min<int64_t>(kLanes, valid - b * kLanes);
+      if (lanes <= 0) break;
+      Finish(g, acc[r][b], bias == nullptr ? nullptr : bias + b * kLanes,
+             res_n == nullptr ? nullptr : res_n + off + b * kLanes,
+             out_n + off + b * kLanes, static_cast<int>(lanes));
+    }
+  }
+}
+
+template <int NB>
+void RegularRow(const Geo& g, const float* in_n, const float* wg,
+                const float* bias, int64_t y, const float* res_n, float* out_n,
+                int64_t co0, int64_t valid) {
+  int64_t begin, end;
+  InteriorColumns(g, &begin, &end);
+  int64_t x = 0;
+  for (; x < begin; ++x) {
+    RegularTile<1, NB, true>(g, in_n, wg, bias, y, x, res_n, out_n, co0, valid);
+  }
+  for (; x + kTile <= end; x += kTile) {
+    RegularTile<kTile, NB, false>(g, in_n, wg, bias, y, x, res_n, out_n, co0,
+                                  valid);
+  }
+  for (; x < end; ++x) {
+    RegularTile<1, NB, false>(g, in_n, wg, bias, y, x, res_n, out_n, co0,
+                              valid);
+  }
+  for (; x < g.out_w; ++x) {
+    RegularTile<1, NB, true>(g, in_n, wg, bias, y, x, res_n, out_n, co0, valid);
+  }
+}
+
+// R output pixels of row y, one block of 16 channels starting at c0
+// (`lanes` of them real). Depthwise: channel c reads input channel c.
+template <int R, bool kChecked, bool kFull>
+void DepthwiseTile(const Geo& g, const float* in_n, const float* wp,
+                   const float* bias, int64_t y, int64_t x0, const float* res_n,
+                   float* out_n, int64_t c0, int lanes) {
+  Vec acc[R] = {};
+  const int64_t cpad = (g.c_in + kLanes - 1) / kLanes * kLanes;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t iy = y * g.sh - g.pt + i * g.dh;
+    if (iy < 0 || iy >= g.h) continue;
+    const float* irow = in_n + iy * g.w * g.c_in + c0;
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const int64_t ix = x0 * g.sw - g.pl + j * g.dw;
+      if constexpr (kChecked) {
+        if (ix < 0 || ix >= g.w) continue;
+      }
+      const Vec wv = Load(wp + (i * g.kw + j) * cpad + c0);
+      for (int r = 0; r < R; ++r) {
+        const float* ip = irow + (ix + r * g.sw) * g.c_in;
+        acc[r] += wv * (kFull ? Load(ip) : LoadPartial(ip, lanes));
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + c0;
+    Finish(g, acc[r], bias == nullptr ? nullptr : bias + c0,
+           res_n == nullptr ? nullptr : res_n + off, out_n + off, lanes);
+  }
+}
+
+template <bool kFull>
+void DepthwiseBlock(const Geo& g, const float* in_n, const float* wp,
+                    const float* bias, int64_t y, const float* res_n,
+                    float* out_n, int64_t c0, int lanes) {
+  constexpr int kDwTile = 8;
+  int64_t begin, end;
+  InteriorColumns(g, &begin, &end);
+  int64_t x = 0;
+  for (; x < begin; ++x) {
+    DepthwiseTile<1, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
+                                  lanes);
+  }
+  for (; x + kDwTile <= end; x += kDwTile) {
+    DepthwiseTile<kDwTile, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n,
+                                         c0, lanes);
+  }
+  for (; x < end; ++x) {
+    DepthwiseTile<1, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
+                                   lanes);
+  }
+  for (; x < g.out_w; ++x) {
+    DepthwiseTile<1, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
+                                  lanes);
+  }
+}
+
+void DepthwiseRow(const Geo& g, const float* in_n, const float* wp,
+                  const float* bias, int64_t y, const float* res_n,
+                  float* out_n) {
+  for (int64_t c0 = 0; c0 < g.c_in; c0 += kLanes) {
+    const int lanes = static_cast<int>(std::min<int64_t>(kLanes, g.c_in - c0));
+    if (lanes == kLanes) {
+      DepthwiseBlock<true>(g, in_n, wp, bias, y, res_n, out_n, c0, lanes);
+    } else {
+      DepthwiseBlock<false>(g, in_n, wp, bias, y, res_n, out_n, c0, lanes);
+    }
+  }
+}
+
+}  // namespace
+
+// The packed filter. Regular: channel groups of up to kMaxBlocks blocks,
+// group k at weights + group_offset[k], laid out [kh][kw][in][blocks * 16].
+// Depthwise: [kh][kw][c rounded up to 16]. Padded lanes are 0.
+struct DirectConv::Packed {
+  bool depthwise = false;
+  int64_t kh = 0, kw = 0, c_in = 0, c_out = 0;
+  std::vector<float> weights;
+  std::vector<int64_t> group_offset;
+
+  int64_t padded_out() const { return (c_out + kLanes - 1) / kLanes * kLanes; }
+};
+
+DirectConv::DirectConv() = default;
+DirectConv::~DirectConv() = default;
+
+bool DirectConv::Supports(const XnnConvSpec& spec) {
+  if (spec.kh <= 0 || spec.kw <= 0 || spec.in_channels <= 0 ||
+      spec.out_channels <= 0 || spec.stride_h <= 0 || spec.stride_w <= 0 ||
+      spec.dilation_h <= 0 || spec.dilation_w <= 0) {
+    return false;
+  }
+  return !spec.depthwise || spec.out_channels == spec.in_channels;
+}
+
+bool DirectConv::Prefers(const XnnConvSpec& spec, int64_t n, int64_t out_h,
+                         int64_t out_w) {
+  const Mode mode = CurrentMode();
+  if (mode == Mode::kOff || !Supports(spec)) return false;
+  if (mode == Mode::kAll) return true;
+  if (n * out_h * out_w > kMaxOutputPixels) return false;
+  if (spec.depthwise) return true;
+  return spec.kh * spec.kw * spec.in_channels * spec.out_channels <=
+         kMaxFilterFloats;
+}
+
+absl::Status DirectConv::Pack(const XnnConvSpec& spec, const Tensor& filter) {
+  MutexLock lock(&mu_);
+  if (decided_) return absl::OkStatus();
+  return PackLocked(spec, filter);
+}
+
+absl::StatusOr<bool> DirectConv::Adopt(
+    const XnnConvSpec& spec, bool prefer,
+    const std::function<absl::StatusOr<Tensor>()>& take_filter) const {
+  MutexLock lock(&mu_);
+  if (decided_) return owned_ != nullptr;
+  if (!prefer) {
+    decided_ = true;
+    return false;
+  }
+  GRAPHRT_ASSIGN_OR_RETURN(Tensor filter, take_filter());
+  GRAPHRT_RETURN_IF_ERROR(PackLocked(spec, filter));
+  return true;
+}
+
+absl::Status DirectConv::PackLocked(const XnnConvSpec& spec,
+                                    const Tensor& filter) const {
+  if (!Supports(spec)) {
+    return absl::InvalidArgumentError(
+        "direct convolution: unsupported geometry (depthwise multiplier must "
+        "be 1; sizes, strides and dilations positive)");
+  }
+  const int64_t rows = spec.kh * spec.kw * spec.in_channels;
+  const int64_t want = rows * (spec.depthwise ? 1 : spec.out_channels);
+  if (filter.dtype() != DType::kFloat32 || filter.num_elements() != want ||
+      filter.raw_data() == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "direct convolution: filter must be float32 with ", want,
+        " values for a ", spec.kh, "x", spec.kw, " convolution of ",
+        spec.in_channels, " -> ", spec.out_channels, " channels, got ",
+        DTypeName(filter.dtype()), " ", filter.shape().ToString()));
+  }
+  auto p = std::make_unique<Packed>();
+  p->depthwise = spec.depthwise;
+  p->kh = spec.kh;
+  p->kw = spec.kw;
+  p->c_in = spec.in_channels;
+  p->c_out = spec.out_channels;
+  const float* f = filter.data<float>();
+  if (spec.depthwise) {
+    const int64_t cpad = p->padded_out();
+    p->weights.assign(spec.kh * spec.kw * cpad, 0.0f);
+    for (int64_t t = 0; t < spec.kh * spec.kw; ++t) {
+      std::memcpy(&p->weights[t * cpad], f + t * spec.in_channels,
+                  sizeof(float) * spec.in_channels);
+    }
+  } else {
+    p->weights.assign(rows * p->padded_out(), 0.0f);
+    int64_t offset = 0;
+    for (int64_t co0 = 0; co0 < spec.out_channels; co0 += kMaxBlocks * kLanes) {
+      const int64_t left = spec.out_channels - co0;
+      const int64_t width = left > kLanes ? kMaxBlocks * kLanes : kLanes;
+      p->group_offset.push_back(offset);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t o = 0; o < std::min(width, left); ++o) {
+          p->weights[offset + r * width + o] =
+              f[r * spec.out_channels + co0 + o];
+        }
+      }
+      offset += rows * width;
+    }
+    p->weights.resize(offset);
+  }
+  owned_ = std::move(p);
+  decided_ = true;
+  packed_.store(owned_.get(), std::memory_order_release);
+  return absl::OkStatus();
+}
+
+absl::Status DirectConv::Run(const XnnConvSpec& spec, const float* bias,
+                             const float* residual, const float* in, int64_t n,
+                             int64_t h, int64_t w, int64_t out_h, int64_t out_w,
+                             float* out) const {
+  const Packed* p = packed_.load(std::memory_order_acquire);
+  if (p == nullptr) {
+    return absl::InternalError("direct convolution run before its filter");
+  }
+  if (spec.depthwise != p->depthwise || spec.kh != p->kh || spec.kw != p->kw ||
+      spec.in_channels != p->c_in || spec.out_channels != p->c_out ||
+      !Supports(spec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "direct convolution: a ", spec.kh, "x", spec.kw, " ", spec.in_channels,
+        " -> ", spec.out_channels, " call does not match the packed ", p->kh,
+        "x", p->kw, " ", p->c_in, " -> ", p->c_out, " filter"));
+  }
+  const Geo g{h,
+              w,
+              spec.in_channels,
+              spec.out_channels,
+              out_h,
+              out_w,
+              spec.kh,
+              spec.kw,
+              spec.stride_h,
+              spec.stride_w,
+              spec.dilation_h,
+              spec.dilation_w,
+              spec.pad_top,
+              spec.pad_left,
+              spec.out_min,
+              spec.out_max};
+  const int64_t in_image = h * w * g.c_in;
+  const int64_t out_image = out_h * out_w * g.c_out;
+  for (int64_t b = 0; b < n; ++b) {
+    const float* in_n = in + b * in_image;
+    float* out_n = out + b * out_image;
+    const float* res_n =
+        residual == nullptr ? nullptr : residual + b * out_image;
+    for (int64_t y = 0; y < out_h; ++y) {
+      if (p->depthwise) {
+        DepthwiseRow(g, in_n, p->weights.data(), bias, y, res_n, out_n);
+        continue;
+      }
+      for (size_t k = 0; k < p->group_offset.size(); ++k) {
+        const int64_t co0 = static_cast<int64_t>(k) * kMaxBlocks * kLanes;
+        const int64_t valid =
+            std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
+        const float* wg = p->weights.data() + p->group_offset[k];
+        const float* bg = bias == nullptr ? nullptr : bias + co0;
+        if (valid > kLanes) {
+          RegularRow<2>(g, in_n, wg, bg, y, res_n, out_n, co0, valid);
+        } else {
+          RegularRow<1>(g, in_n, wg, bg, y, res_n, out_n, co0, valid);
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+int64_t DirectConv::packed_bytes() const {
+  const Packed* p = packed_.load(std::memory_order_acquire);
+  return p == nullptr ? 0
+                      : static_cast<int64_t>(p->weights.size() * sizeof(float));
+}
+
+}  // namespace nn
+}  // namespace graphrt

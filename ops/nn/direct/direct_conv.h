@@ -1,0 +1,124 @@
+// DirectConv: graphrt's own float32 NHWC 2-D convolution (regular, and
+// depthwise with channel multiplier 1) for small layers, next to oneDNN
+// (ops/nn/dnnl/dnnl_conv.h) and XNNPACK (ops/nn/xnnpack/xnn_conv.h).
+//
+// Why: oneDNN JIT-compiles a set of brgemm kernels for every convolution
+// primitive; each costs ~90 KB of heap and ~1 ms at the first Run. For a
+// model of 1 MB (age, gender, liveness: weights + activations 0.8-1.6 MB)
+// that is the largest item of its memory (gender: 1.06 MB of oneDNN heap
+// for 12 convolutions next to 1.2 MB of weights and activations), while
+// each of its layers runs in microseconds either way. XNNPACK is no way
+// out: its convolutions keep an indirection buffer of one pointer per
+// output pixel and filter tap (0.8 MB on gender). This kernel keeps only
+// its packed filter: no code generation, no indirection, no scratch.
+//
+// What it computes: out[n, y, x, o] = clamp(sum over (i, j, c) of
+// in[n, y*sh - pt + i*dh, x*sw - pl + j*dw, c] * filter[i, j, c, o]
+// + bias[o] + residual[n, y, x, o]); taps outside the input are 0. The bias
+// is added after the whole dot product (as oneDNN does; see
+// ops/nn/fused_conv.h for why). `residual` may be `out` itself: each
+// element is read before it is written.
+//
+// How: the filter is packed once into blocks of 16 output channels (one
+// AVX-512 vector; GCC vector extensions, so any other x86-64 gets the same
+// code in narrower vectors): regular filters as [group][kh][kw][in][16 *
+// blocks] with up to 2 blocks per group, depthwise ones as [kh][kw][c
+// rounded up to 16]. The micro-kernel keeps 8 output pixels x 2 blocks of
+// accumulators in registers and walks the taps of the input directly; the
+// pixels whose window crosses the padding take a checked one-pixel path.
+// Results do not depend on the thread count (one call, one thread).
+//
+// When (Prefers): a layer whose filter is small enough that oneDNN's
+// per-primitive cost is large next to it: at most kMaxFilterFloats filter
+// values (regular) and at most kMaxOutputPixels output pixels per call.
+// bench/RESULTS.md ("Direct convolutions for small layers") has the
+// per-model times and memory both ways.
+//
+// Lifecycle: one DirectConv per kernel, empty at load. The first Run that
+// Prefers it packs the adopted filter (Adopt); every later Run of that
+// node runs here, whatever its input shape (a node does not switch
+// backends). Thread-safe: Adopt takes a mutex once; Run takes no lock.
+//
+// Switch: GRAPHRT_DIRECT_CONV=0 turns it off (oneDNN then runs every
+// layer it takes), GRAPHRT_DIRECT_CONV=all sends every eligible layer here
+// (for tests and benchmarks).
+#ifndef GRAPHRT_OPS_NN_DIRECT_DIRECT_CONV_H_
+#define GRAPHRT_OPS_NN_DIRECT_DIRECT_CONV_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ops/nn/xnnpack/xnn_conv.h"
+#include "runtime/mutex.h"
+#include "runtime/tensor.h"
+
+namespace graphrt {
+namespace nn {
+
+class DirectConv {
+ public:
+  // Filters of at most this many values (regular convolutions).
+  static constexpr int64_t kMaxFilterFloats = 16 * 1024;
+  // Calls of at most this many output pixels (n * out_h * out_w).
+  static constexpr int64_t kMaxOutputPixels = 64 * 64;
+
+  DirectConv();
+  ~DirectConv();
+  DirectConv(const DirectConv&) = delete;
+  DirectConv& operator=(const DirectConv&) = delete;
+
+  // Whether the geometry can run here at all (depthwise: multiplier 1).
+  static bool Supports(const XnnConvSpec& spec);
+  // Whether this layer should run here rather than on oneDNN (see the
+  // header comment), honouring GRAPHRT_DIRECT_CONV.
+  static bool Prefers(const XnnConvSpec& spec, int64_t n, int64_t out_h,
+                      int64_t out_w);
+
+  // True once a filter is packed: every Run of the node then comes here.
+  bool ready() const {
+    return packed_.load(std::memory_order_acquire) != nullptr;
+  }
+
+  // Decides once, on the node's first Run: when `prefer` and no decision
+  // was made yet, packs the filter `take_filter` returns (TF layout [kh,
+  // kw, in, out], or [kh, kw, c, 1] for depthwise) for `spec`. Returns
+  // whether the node runs here. Later calls return the first decision.
+  absl::StatusOr<bool> Adopt(
+      const XnnConvSpec& spec, bool prefer,
+      const std::function<absl::StatusOr<Tensor>()>& take_filter) const;
+
+  // Packs `filter` directly (tests, benchmarks); same as a preferred Adopt.
+  absl::Status Pack(const XnnConvSpec& spec, const Tensor& filter);
+
+  // Runs the packed convolution (ready() must hold). `spec` must have the
+  // packed filter's kh, kw, channels and kind; strides, dilations, padding
+  // and the clamp may differ per call. `bias` ([out_channels]) and
+  // `residual` ([n, out_h, out_w, out_channels]) may be null. Fails
+  // (nothing written) on a geometry that does not match the filter.
+  absl::Status Run(const XnnConvSpec& spec, const float* bias,
+                   const float* residual, const float* in, int64_t n, int64_t h,
+                   int64_t w, int64_t out_h, int64_t out_w, float* out) const;
+
+  // Bytes of the packed filter (0 before Pack).
+  int64_t packed_bytes() const;
+
+ private:
+  struct Packed;
+  absl::Status PackLocked(const XnnConvSpec& spec, const Tensor& filter) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Adopt runs inside the const Run path, like DnnlConv's entry building.
+  mutable Mutex mu_;  // serialises Adopt / Pack
+  mutable bool decided_ ABSL_GUARDED_BY(mu_) = false;
+  mutable std::unique_ptr<Packed> owned_ ABSL_GUARDED_BY(mu_);
+  mutable std::atomic<const Packed*> packed_{nullptr};  // published once
+};
+
+}  // namespace nn
+}  // namespace graphrt
+
+#endif  // GRAPHRT_OPS_NN_DIRECT_DIRECT_CONV_H_

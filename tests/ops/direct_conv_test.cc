@@ -1,0 +1,246 @@
+// DirectConv (ops/nn/direct/direct_conv.h) against the naive reference:
+// regular and depthwise geometries around its 8-pixel / 16-channel tiles
+// (padding on every side, strides, dilations, channel tails), the bias,
+// the residual (also in place) and the clamp; the once-only decision of
+// Adopt; and the errors for a geometry that does not match the filter.
+// The kernels' use of it (and of GRAPHRT_DIRECT_CONV) is covered by
+// fused_conv_test.cc and the corpus tests.
+#include "ops/nn/direct/direct_conv.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "tests/ops/conv_reference.h"
+#include "tests/ops/op_test_util.h"
+#include "tests/ops/test_helpers.h"
+
+namespace graphrt::testing {
+namespace {
+
+using nn::DirectConv;
+using nn::XnnConvSpec;
+
+Tensor Filter(const XnnConvSpec& s, const std::vector<float>& f) {
+  return s.depthwise
+             ? T_<float>({s.kh, s.kw, s.in_channels, 1}, f)
+             : T_<float>({s.kh, s.kw, s.in_channels, s.out_channels}, f);
+}
+
+struct Case {
+  XnnConvSpec s;
+  int64_t n, h, w, oh, ow;
+};
+
+Case RandomCase(int iter, std::mt19937* rng) {
+  std::uniform_int_distribution<int> small(1, 4);
+  Case c;
+  XnnConvSpec& s = c.s;
+  s.depthwise = iter % 3 == 0;
+  s.kh = small(*rng) % 3 * 2 + 1;  // 1, 3, 5
+  s.kw = iter % 7 == 0 ? 2 : small(*rng) % 3 * 2 + 1;
+  s.stride_h = small(*rng) % 2 + 1;
+  s.stride_w = small(*rng) % 2 + 1;
+  s.dilation_h = iter % 4 == 0 ? 2 : 1;
+  s.dilation_w = iter % 5 == 0 ? 2 : 1;
+  s.pad_top = small(*rng) - 1;
+  s.pad_bottom = small(*rng) - 1;
+  s.pad_left = small(*rng) - 1;
+  s.pad_right = small(*rng) - 1;
+  // Channel counts on both sides of the 16- and 32-lane blocks.
+  static constexpr int kChannels[] = {1,  3,  15, 16, 17, 24,
+                                      31, 32, 33, 40, 48, 64};
+  s.in_channels = kChannels[iter % 12];
+  s.out_channels = s.depthwise ? s.in_channels : kChannels[(iter * 5) % 12];
+  if (iter % 4 == 1) s.out_min = 0.0f;
+  if (iter % 8 == 1) s.out_max = 0.5f;
+  c.n = iter % 5 == 0 ? 2 : 1;
+  c.h = small(*rng) + 4;
+  c.w = small(*rng) * 5 + 6;  // several 8-pixel tiles and a tail
+  c.oh = OutSize(c.h, s.pad_top, s.pad_bottom, s.kh, s.dilation_h, s.stride_h);
+  c.ow = OutSize(c.w, s.pad_left, s.pad_right, s.kw, s.dilation_w, s.stride_w);
+  return c;
+}
+
+TEST(DirectConvTest, RandomGeometriesMatchReference) {
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 120; ++iter) {
+    const Case c = RandomCase(iter, &rng);
+    const XnnConvSpec& s = c.s;
+    if (c.oh <= 0 || c.ow <= 0) continue;
+    SCOPED_TRACE(::testing::Message()
+                 << "iter " << iter << ": " << s.kh << "x" << s.kw << " "
+                 << s.in_channels << "->" << s.out_channels
+                 << (s.depthwise ? " depthwise" : "") << " stride "
+                 << s.stride_h << "," << s.stride_w << " input " << c.h << "x"
+                 << c.w);
+    auto x = Random(c.n * c.h * c.w * s.in_channels, &rng);
+    auto f = Random(s.depthwise ? s.kh * s.kw * s.in_channels
+                                : s.kh * s.kw * s.in_channels * s.out_channels,
+                    &rng);
+    auto bias = Random(s.out_channels, &rng);
+    const bool with_bias = iter % 2 == 0;
+    DirectConv conv;
+    ASSERT_TRUE(conv.Pack(s, Filter(s, f)).ok());
+    ASSERT_TRUE(conv.ready());
+    const int64_t size = c.n * c.oh * c.ow * s.out_channels;
+    // One spare element each side: nothing outside the output is written.
+    std::vector<float> got(size + 2, -7.0f);
+    ASSERT_TRUE(conv.Run(s, with_bias ? bias.data() : nullptr, nullptr,
+                         x.data(), c.n, c.h, c.w, c.oh, c.ow, got.data() + 1)
+                    .ok());
+    EXPECT_EQ(got.front(), -7.0f);
+    EXPECT_EQ(got.back(), -7.0f);
+    ExpectNear(std::vector<float>(got.begin() + 1, got.end() - 1),
+               Reference(s, x, f, with_bias ? &bias : nullptr, c.n, c.h, c.w,
+                         c.oh, c.ow));
+  }
+}
+
+TEST(DirectConvTest, ResidualIsAddedBeforeTheClampAlsoInPlace) {
+  XnnConvSpec s;
+  s.kh = s.kw = 3;
+  s.pad_top = s.pad_bottom = s.pad_left = s.pad_right = 1;
+  s.in_channels = 5;
+  s.out_channels = 20;
+  s.out_min = 0.0f;
+  s.out_max = 6.0f;
+  const int64_t h = 6, w = 11;
+  std::mt19937 rng(3);
+  auto x = Random(h * w * 5, &rng);
+  auto f = Random(9 * 5 * 20, &rng);
+  auto bias = Random(20, &rng);
+  auto residual = Random(h * w * 20, &rng);
+  for (float& r : residual) r *= 4.0f;
+  XnnConvSpec unclamped = s;
+  unclamped.out_min = -1e30f;
+  unclamped.out_max = 1e30f;
+  std::vector<float> want = Reference(unclamped, x, f, &bias, 1, h, w, h, w);
+  for (size_t i = 0; i < want.size(); ++i) {
+    want[i] = std::clamp(want[i] + residual[i], 0.0f, 6.0f);
+  }
+  DirectConv conv;
+  ASSERT_TRUE(conv.Pack(s, Filter(s, f)).ok());
+  std::vector<float> out(want.size());
+  ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), 1, h, w, h, w,
+                       out.data())
+                  .ok());
+  ExpectNear(out, want);
+  // The addend's storage as the output (the executor forwards it).
+  std::vector<float> in_place = residual;
+  ASSERT_TRUE(conv.Run(s, bias.data(), in_place.data(), x.data(), 1, h, w, h, w,
+                       in_place.data())
+                  .ok());
+  EXPECT_EQ(in_place, out);
+}
+
+TEST(DirectConvTest, AdoptDecidesOnceAndTakesTheFilterOnce) {
+  XnnConvSpec s;
+  s.in_channels = 2;
+  s.out_channels = 3;
+  const std::vector<float> f = {1, 2, 3, 4, 5, 6};
+  int taken = 0;
+  auto take = [&]() -> absl::StatusOr<Tensor> {
+    ++taken;
+    return Filter(s, f);
+  };
+  DirectConv declined;
+  EXPECT_FALSE(*declined.Adopt(s, /*prefer=*/false, take));
+  // The first decision stands, even if a later call would prefer it.
+  EXPECT_FALSE(*declined.Adopt(s, /*prefer=*/true, take));
+  EXPECT_FALSE(declined.ready());
+  EXPECT_EQ(taken, 0);
+
+  DirectConv chosen;
+  std::vector<std::thread> callers;
+  std::vector<int> results(4, -1);
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&, t] {
+      auto r = chosen.Adopt(s, /*prefer=*/true, take);
+      results[t] = r.ok() ? *r : -2;
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(results, std::vector<int>(4, 1));
+  EXPECT_EQ(taken, 1);
+  EXPECT_EQ(chosen.packed_bytes(), 16 * 2 * 4);  // one 16-lane block
+  const std::vector<float> x = {1, -1};
+  std::vector<float> out(3);
+  ASSERT_TRUE(
+      chosen.Run(s, nullptr, nullptr, x.data(), 1, 1, 1, 1, 1, out.data())
+          .ok());
+  EXPECT_EQ(out, std::vector<float>({1 - 4, 2 - 5, 3 - 6}));
+}
+
+TEST(DirectConvTest, AdoptReportsAFilterThatCannotBeTaken) {
+  XnnConvSpec s;
+  s.in_channels = s.out_channels = 2;
+  DirectConv conv;
+  auto r = conv.Adopt(s, true, []() -> absl::StatusOr<Tensor> {
+    return absl::InternalError("lost");
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_FALSE(conv.ready());
+}
+
+TEST(DirectConvTest, RejectsMismatchedGeometryAndBadFilters) {
+  XnnConvSpec s;
+  s.kh = s.kw = 3;
+  s.in_channels = 4;
+  s.out_channels = 8;
+  DirectConv conv;
+  std::vector<float> out(8, -7.0f);
+  const std::vector<float> x(9 * 4, 1.0f);
+  EXPECT_FALSE(
+      conv.Run(s, nullptr, nullptr, x.data(), 1, 3, 3, 1, 1, out.data()).ok());
+  // Wrong number of values, wrong dtype.
+  EXPECT_FALSE(
+      conv.Pack(s, T_<float>({3, 3, 4, 7}, std::vector<float>(252, 0.0f)))
+          .ok());
+  EXPECT_FALSE(
+      conv.Pack(s, T_<int32_t>({3, 3, 4, 8}, std::vector<int32_t>(288, 0)))
+          .ok());
+  XnnConvSpec multiplier2 = s;
+  multiplier2.depthwise = true;
+  multiplier2.out_channels = 8;
+  EXPECT_FALSE(DirectConv::Supports(multiplier2));
+  EXPECT_FALSE(conv.Pack(multiplier2,
+                         T_<float>({3, 3, 4, 2}, std::vector<float>(72, 0.0f)))
+                   .ok());
+  ASSERT_TRUE(
+      conv.Pack(s, T_<float>({3, 3, 4, 8}, std::vector<float>(288, 0.5f)))
+          .ok());
+  XnnConvSpec other = s;
+  other.in_channels = 5;
+  auto st =
+      conv.Run(other, nullptr, nullptr, x.data(), 1, 3, 3, 1, 1, out.data());
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_EQ(out, std::vector<float>(8, -7.0f));
+  ASSERT_TRUE(
+      conv.Run(s, nullptr, nullptr, x.data(), 1, 3, 3, 1, 1, out.data()).ok());
+  EXPECT_EQ(out, std::vector<float>(8, 0.5f * 36));
+}
+
+TEST(DirectConvTest, PrefersSmallLayersOnly) {
+  XnnConvSpec s;
+  s.kh = s.kw = 3;
+  s.in_channels = 32;
+  s.out_channels = 32;  // 9 * 32 * 32 = 9216 filter values
+  EXPECT_TRUE(DirectConv::Prefers(s, 1, 32, 32));
+  EXPECT_FALSE(DirectConv::Prefers(s, 1, 128, 128));  // many pixels
+  s.out_channels = 128;                               // 36k values
+  EXPECT_FALSE(DirectConv::Prefers(s, 1, 8, 8));
+  XnnConvSpec dw;
+  dw.depthwise = true;
+  dw.kh = dw.kw = 5;
+  dw.in_channels = dw.out_channels = 512;
+  EXPECT_TRUE(DirectConv::Prefers(dw, 1, 16, 16));
+  dw.out_channels = 1024;  // multiplier 2
+  EXPECT_FALSE(DirectConv::Prefers(dw, 1, 16, 16));
+}
+
+}  // namespace
+}  // namespace graphrt::testing
