@@ -100,6 +100,43 @@ TEST(DirectConvTest, RandomGeometriesMatchReference) {
   }
 }
 
+// 1x1 / stride 1 / unpadded runs as one matrix product over every pixel
+// of the batch (tiles cross image rows and images): odd sizes, two images,
+// channel counts off the 16-lane blocks, bias, residual and clamp.
+TEST(DirectConvTest, PointwiseTilesCrossRowsAndImages) {
+  std::mt19937 rng(5);
+  for (const int64_t cin : {1, 7, 24, 64}) {
+    for (const int64_t cout : {5, 16, 40}) {
+      XnnConvSpec s;
+      s.in_channels = cin;
+      s.out_channels = cout;
+      s.out_max = 0.75f;
+      const int64_t n = 2, h = 3, w = 5;
+      auto x = Random(n * h * w * cin, &rng);
+      auto f = Random(cin * cout, &rng);
+      auto bias = Random(cout, &rng);
+      auto residual = Random(n * h * w * cout, &rng);
+      XnnConvSpec unclamped = s;
+      unclamped.out_max = 1e30f;
+      std::vector<float> want =
+          Reference(unclamped, x, f, &bias, n, h, w, h, w);
+      for (size_t i = 0; i < want.size(); ++i) {
+        want[i] = std::min(want[i] + residual[i], 0.75f);
+      }
+      DirectConv conv;
+      ASSERT_TRUE(conv.Pack(s, Filter(s, f)).ok());
+      std::vector<float> got(want.size() + 1, -7.0f);
+      ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), n, h, w,
+                           h, w, got.data())
+                      .ok());
+      EXPECT_EQ(got.back(), -7.0f);
+      got.pop_back();
+      SCOPED_TRACE(::testing::Message() << cin << " -> " << cout);
+      ExpectNear(got, want);
+    }
+  }
+}
+
 TEST(DirectConvTest, ResidualIsAddedBeforeTheClampAlsoInPlace) {
   XnnConvSpec s;
   s.kh = s.kw = 3;
@@ -231,7 +268,9 @@ TEST(DirectConvTest, PrefersSmallLayersOnly) {
   s.out_channels = 32;  // 9 * 32 * 32 = 9216 filter values
   EXPECT_TRUE(DirectConv::Prefers(s, 1, 32, 32));
   EXPECT_FALSE(DirectConv::Prefers(s, 1, 128, 128));  // many pixels
-  s.out_channels = 128;                               // 36k values
+  s.out_channels = 160;  // 46k values: oneDNN's fixed cost is > half of it
+  EXPECT_TRUE(DirectConv::Prefers(s, 1, 8, 8));
+  s.out_channels = 192;  // 55k values
   EXPECT_FALSE(DirectConv::Prefers(s, 1, 8, 8));
   XnnConvSpec dw;
   dw.depthwise = true;

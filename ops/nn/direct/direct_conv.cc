@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,7 @@ struct Geo {
   int64_t h, w, c_in, c_out, out_h, out_w;
   int64_t kh, kw, sh, sw, dh, dw, pt, pl;
   float lo, hi;
+  const float* zeros;  // >= max(c_in, 16) zeros: the taps in the padding
 };
 
 // The output pixels [begin, end) of a row whose windows stay inside the
@@ -104,7 +106,8 @@ inline void Finish(const Geo& g, Vec v, const float* bias, const float* res,
 }
 
 // R output pixels (x0 .. x0+R-1 of row y) x NB blocks of one channel group.
-// kChecked (R == 1 only): skips taps left or right of the input.
+// kChecked: some of the pixels' taps fall left or right of the input; they
+// read g.zeros instead (so border pixels still go 8 at a time).
 // Not inlined: inside RegularRow GCC 12 kept the weight vectors on the
 // stack (each FMA then read memory); on its own it keeps them in registers.
 template <int R, int NB, bool kChecked>
@@ -121,19 +124,38 @@ __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
     const int64_t iy = y * g.sh - g.pt + i * g.dh;
     if (iy < 0 || iy >= g.h) continue;
     const float* irow = in_n + iy * row_stride;
-    for (int64_t j = 0; j < g.kw; ++j) {
-      const int64_t ix = x0 * g.sw - g.pl + j * g.dw;
-      if constexpr (kChecked) {
-        if (ix < 0 || ix >= g.w) continue;
+    if (!kChecked && g.dw == 1) {
+      // Undilated: a window row's taps and channels are one contiguous run
+      // of kw * c_in values, in the input as in the packed filter.
+      const float* ip = irow + (x0 * g.sw - g.pl) * g.c_in;
+      const float* wp = wg + i * g.kw * wstride;
+      const int64_t run = g.kw * g.c_in;
+      for (int64_t k = 0; k < run; ++k) {
+        const float* wk = wp + k * NB * kLanes;
+        const Vec w0 = Load(wk);
+        const Vec w1 = NB > 1 ? Load(wk + kLanes) : Vec{};
+        for (int r = 0; r < R; ++r) {
+          const float x = ip[r * px_stride + k];
+          acc[r][0] += w0 * x;
+          if constexpr (NB > 1) acc[r][1] += w1 * x;
+        }
       }
-      const float* ip = irow + ix * g.c_in;
+      continue;
+    }
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const float* ip[R];
+      for (int r = 0; r < R; ++r) {
+        const int64_t ix = (x0 + r) * g.sw - g.pl + j * g.dw;
+        ip[r] =
+            !kChecked || (ix >= 0 && ix < g.w) ? irow + ix * g.c_in : g.zeros;
+      }
       const float* wp = wg + (i * g.kw + j) * wstride;
       for (int64_t c = 0; c < g.c_in; ++c) {
         const float* wc = wp + c * NB * kLanes;
         const Vec w0 = Load(wc);
         const Vec w1 = NB > 1 ? Load(wc + kLanes) : Vec{};
         for (int r = 0; r < R; ++r) {
-          const float x = ip[r * px_stride + c];
+          const float x = ip[r][c];
           acc[r][0] += w0 * x;
           if constexpr (NB > 1) acc[r][1] += w1 * x;
         }
@@ -152,6 +174,9 @@ __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
   }
 }
 
+// One output row of one channel group: tiles of 8 pixels, then 4, 2, 1
+// (one pixel alone is a single dependency chain per block); a tile that
+// reaches into the padding takes the checked path.
 template <int NB>
 void RegularRow(const Geo& g, const float* in_n, const float* wg,
                 const float* bias, int64_t y, const float* res_n, float* out_n,
@@ -159,28 +184,31 @@ void RegularRow(const Geo& g, const float* in_n, const float* wg,
   int64_t begin, end;
   InteriorColumns(g, &begin, &end);
   int64_t x = 0;
-  for (; x < begin; ++x) {
-    RegularTile<1, NB, true>(g, in_n, wg, bias, y, x, res_n, out_n, co0, valid);
-  }
-  for (; x + kTile <= end; x += kTile) {
-    RegularTile<kTile, NB, false>(g, in_n, wg, bias, y, x, res_n, out_n, co0,
-                                  valid);
-  }
-  for (; x < end; ++x) {
-    RegularTile<1, NB, false>(g, in_n, wg, bias, y, x, res_n, out_n, co0,
-                              valid);
-  }
-  for (; x < g.out_w; ++x) {
-    RegularTile<1, NB, true>(g, in_n, wg, bias, y, x, res_n, out_n, co0, valid);
-  }
+  auto tile = [&](auto r_tag) {
+    constexpr int R = decltype(r_tag)::value;
+    if (x >= begin && x + R <= end) {
+      RegularTile<R, NB, false>(g, in_n, wg, bias, y, x, res_n, out_n, co0,
+                                valid);
+    } else {
+      RegularTile<R, NB, true>(g, in_n, wg, bias, y, x, res_n, out_n, co0,
+                               valid);
+    }
+    x += R;
+  };
+  while (x + kTile <= g.out_w) tile(std::integral_constant<int, kTile>());
+  if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
+  if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
+  if (x < g.out_w) tile(std::integral_constant<int, 1>());
 }
 
 // R output pixels of row y, one block of 16 channels starting at c0
 // (`lanes` of them real). Depthwise: channel c reads input channel c.
 template <int R, bool kChecked, bool kFull>
-void DepthwiseTile(const Geo& g, const float* in_n, const float* wp,
-                   const float* bias, int64_t y, int64_t x0, const float* res_n,
-                   float* out_n, int64_t c0, int lanes) {
+__attribute__((noinline)) void DepthwiseTile(const Geo& g, const float* in_n,
+                                             const float* wp, const float* bias,
+                                             int64_t y, int64_t x0,
+                                             const float* res_n, float* out_n,
+                                             int64_t c0, int lanes) {
   Vec acc[R] = {};
   const int64_t cpad = (g.c_in + kLanes - 1) / kLanes * kLanes;
   for (int64_t i = 0; i < g.kh; ++i) {
@@ -189,12 +217,12 @@ void DepthwiseTile(const Geo& g, const float* in_n, const float* wp,
     const float* irow = in_n + iy * g.w * g.c_in + c0;
     for (int64_t j = 0; j < g.kw; ++j) {
       const int64_t ix = x0 * g.sw - g.pl + j * g.dw;
-      if constexpr (kChecked) {
-        if (ix < 0 || ix >= g.w) continue;
-      }
       const Vec wv = Load(wp + (i * g.kw + j) * cpad + c0);
       for (int r = 0; r < R; ++r) {
-        const float* ip = irow + (ix + r * g.sw) * g.c_in;
+        const int64_t ixr = ix + r * g.sw;
+        const float* ip = !kChecked || (ixr >= 0 && ixr < g.w)
+                              ? irow + ixr * g.c_in
+                              : g.zeros;
         acc[r] += wv * (kFull ? Load(ip) : LoadPartial(ip, lanes));
       }
     }
@@ -206,6 +234,99 @@ void DepthwiseTile(const Geo& g, const float* in_n, const float* wp,
   }
 }
 
+// DepthwiseTile for the common undilated shapes (KW = 3 or 5, stride S =
+// 1 or 2): each input column of a window row is loaded once and used by
+// every pixel whose window covers it ((R - 1) * S + KW loads for R * KW
+// FMAs, instead of one load per FMA). kPadded: the tile reaches into the
+// left or right padding; each window row is first copied to a small
+// buffer with zeros for the padding columns.
+template <int R, int KW, int S, bool kFull, bool kPadded>
+__attribute__((noinline)) void DepthwiseTileFixed(
+    const Geo& g, const float* in_n, const float* wp, const float* bias,
+    int64_t y, int64_t x0, const float* res_n, float* out_n, int64_t c0,
+    int lanes) {
+  constexpr int kCols = (R - 1) * S + KW;
+  Vec acc[R] = {};
+  const int64_t cpad = (g.c_in + kLanes - 1) / kLanes * kLanes;
+  const int64_t ix0 = x0 * S - g.pl;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t iy = y * g.sh - g.pt + i * g.dh;
+    if (iy < 0 || iy >= g.h) continue;
+    const float* row = in_n + iy * g.w * g.c_in + c0;
+    const float* p = row + ix0 * g.c_in;
+    int64_t step = g.c_in;
+    Vec buf[kPadded ? kCols : 1];
+    if constexpr (kPadded) {
+      for (int t = 0; t < kCols; ++t) {
+        const int64_t ix = ix0 + t;
+        buf[t] = ix < 0 || ix >= g.w ? Vec{}
+                 : kFull             ? Load(row + ix * g.c_in)
+                                     : LoadPartial(row + ix * g.c_in, lanes);
+      }
+      p = reinterpret_cast<const float*>(buf);
+      step = kLanes;
+    }
+    Vec w[KW];
+    for (int j = 0; j < KW; ++j) w[j] = Load(wp + (i * KW + j) * cpad + c0);
+#pragma GCC unroll 32
+    for (int t = 0; t < kCols; ++t) {
+      const Vec v = kFull || kPadded ? Load(p) : LoadPartial(p, lanes);
+      p += step;
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        const int j = t - r * S;
+        if (j >= 0 && j < KW) acc[r] += w[j] * v;
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + c0;
+    Finish(g, acc[r], bias == nullptr ? nullptr : bias + c0,
+           res_n == nullptr ? nullptr : res_n + off, out_n + off, lanes);
+  }
+}
+
+template <int KW, int S, bool kFull, bool kPadded>
+bool DepthwiseFixed(const Geo& g, const float* in_n, const float* wp,
+                    const float* bias, int64_t y, int64_t x, const float* res_n,
+                    float* out_n, int64_t c0, int lanes, int r) {
+  if (g.kw != KW || g.sw != S) return false;
+  switch (r) {
+    case 8:
+      DepthwiseTileFixed<8, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x,
+                                                   res_n, out_n, c0, lanes);
+      break;
+    case 4:
+      DepthwiseTileFixed<4, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x,
+                                                   res_n, out_n, c0, lanes);
+      break;
+    case 2:
+      DepthwiseTileFixed<2, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x,
+                                                   res_n, out_n, c0, lanes);
+      break;
+    default:
+      DepthwiseTileFixed<1, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x,
+                                                   res_n, out_n, c0, lanes);
+  }
+  return true;
+}
+
+template <bool kFull, bool kPadded>
+bool AnyDepthwiseFixed(const Geo& g, const float* in_n, const float* wp,
+                       const float* bias, int64_t y, int64_t x,
+                       const float* res_n, float* out_n, int64_t c0, int lanes,
+                       int r) {
+  if (g.dw != 1) return false;
+  return DepthwiseFixed<3, 1, kFull, kPadded>(g, in_n, wp, bias, y, x, res_n,
+                                              out_n, c0, lanes, r) ||
+         DepthwiseFixed<3, 2, kFull, kPadded>(g, in_n, wp, bias, y, x, res_n,
+                                              out_n, c0, lanes, r) ||
+         DepthwiseFixed<5, 1, kFull, kPadded>(g, in_n, wp, bias, y, x, res_n,
+                                              out_n, c0, lanes, r) ||
+         DepthwiseFixed<5, 2, kFull, kPadded>(g, in_n, wp, bias, y, x, res_n,
+                                              out_n, c0, lanes, r);
+}
+
 template <bool kFull>
 void DepthwiseBlock(const Geo& g, const float* in_n, const float* wp,
                     const float* bias, int64_t y, const float* res_n,
@@ -214,22 +335,29 @@ void DepthwiseBlock(const Geo& g, const float* in_n, const float* wp,
   int64_t begin, end;
   InteriorColumns(g, &begin, &end);
   int64_t x = 0;
-  for (; x < begin; ++x) {
-    DepthwiseTile<1, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
-                                  lanes);
-  }
-  for (; x + kDwTile <= end; x += kDwTile) {
-    DepthwiseTile<kDwTile, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n,
-                                         c0, lanes);
-  }
-  for (; x < end; ++x) {
-    DepthwiseTile<1, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
-                                   lanes);
-  }
-  for (; x < g.out_w; ++x) {
-    DepthwiseTile<1, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
-                                  lanes);
-  }
+  auto tile = [&](auto r_tag) {
+    constexpr int R = decltype(r_tag)::value;
+    const bool inside = x >= begin && x + R <= end;
+    const bool fixed =
+        inside ? AnyDepthwiseFixed<kFull, false>(g, in_n, wp, bias, y, x, res_n,
+                                                 out_n, c0, lanes, R)
+               : AnyDepthwiseFixed<kFull, true>(g, in_n, wp, bias, y, x, res_n,
+                                                out_n, c0, lanes, R);
+    if (fixed) {
+      // done
+    } else if (inside) {
+      DepthwiseTile<R, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
+                                     lanes);
+    } else {
+      DepthwiseTile<R, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
+                                    lanes);
+    }
+    x += R;
+  };
+  while (x + kDwTile <= g.out_w) tile(std::integral_constant<int, kDwTile>());
+  if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
+  if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
+  if (x < g.out_w) tile(std::integral_constant<int, 1>());
 }
 
 void DepthwiseRow(const Geo& g, const float* in_n, const float* wp,
@@ -255,6 +383,7 @@ struct DirectConv::Packed {
   int64_t kh = 0, kw = 0, c_in = 0, c_out = 0;
   std::vector<float> weights;
   std::vector<int64_t> group_offset;
+  std::vector<float> zeros;  // what a tap in the padding reads
 
   int64_t padded_out() const { return (c_out + kLanes - 1) / kLanes * kLanes; }
 };
@@ -350,6 +479,7 @@ absl::Status DirectConv::PackLocked(const XnnConvSpec& spec,
     }
     p->weights.resize(offset);
   }
+  p->zeros.assign(p->padded_out() + spec.in_channels + kLanes, 0.0f);
   owned_ = std::move(p);
   decided_ = true;
   packed_.store(owned_.get(), std::memory_order_release);
@@ -387,29 +517,50 @@ absl::Status DirectConv::Run(const XnnConvSpec& spec, const float* bias,
               spec.pad_top,
               spec.pad_left,
               spec.out_min,
-              spec.out_max};
+              spec.out_max,
+              p->zeros.data()};
   const int64_t in_image = h * w * g.c_in;
   const int64_t out_image = out_h * out_w * g.c_out;
-  for (int64_t b = 0; b < n; ++b) {
-    const float* in_n = in + b * in_image;
-    float* out_n = out + b * out_image;
-    const float* res_n =
-        residual == nullptr ? nullptr : residual + b * out_image;
-    for (int64_t y = 0; y < out_h; ++y) {
-      if (p->depthwise) {
-        DepthwiseRow(g, in_n, p->weights.data(), bias, y, res_n, out_n);
-        continue;
+  if (p->depthwise) {
+    for (int64_t b = 0; b < n; ++b) {
+      const float* res_n =
+          residual == nullptr ? nullptr : residual + b * out_image;
+      for (int64_t y = 0; y < out_h; ++y) {
+        DepthwiseRow(g, in + b * in_image, p->weights.data(), bias, y, res_n,
+                     out + b * out_image);
       }
-      for (size_t k = 0; k < p->group_offset.size(); ++k) {
-        const int64_t co0 = static_cast<int64_t>(k) * kMaxBlocks * kLanes;
-        const int64_t valid =
-            std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
-        const float* wg = p->weights.data() + p->group_offset[k];
-        const float* bg = bias == nullptr ? nullptr : bias + co0;
+    }
+    return absl::OkStatus();
+  }
+  // A pointwise convolution (1x1, stride 1, no padding) is a matrix
+  // product over all pixels of the batch: one row of n * h * w pixels, so
+  // that 8-pixel tiles run across image rows.
+  const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 &&
+                         g.pt == 0 && g.pl == 0 && out_h == h && out_w == w;
+  Geo flat = g;
+  int64_t images = n;
+  if (pointwise) {
+    flat.h = flat.out_h = 1;
+    flat.w = flat.out_w = n * h * w;
+    images = 1;
+  }
+  // Channel groups outermost: a group's packed weights stay in cache
+  // while every pixel of the image passes by.
+  for (size_t k = 0; k < p->group_offset.size(); ++k) {
+    const int64_t co0 = static_cast<int64_t>(k) * kMaxBlocks * kLanes;
+    const int64_t valid = std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
+    const float* wg = p->weights.data() + p->group_offset[k];
+    const float* bg = bias == nullptr ? nullptr : bias + co0;
+    for (int64_t b = 0; b < images; ++b) {
+      const float* in_n = in + b * in_image;
+      float* out_n = out + b * out_image;
+      const float* res_n =
+          residual == nullptr ? nullptr : residual + b * out_image;
+      for (int64_t y = 0; y < flat.out_h; ++y) {
         if (valid > kLanes) {
-          RegularRow<2>(g, in_n, wg, bg, y, res_n, out_n, co0, valid);
+          RegularRow<2>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
         } else {
-          RegularRow<1>(g, in_n, wg, bg, y, res_n, out_n, co0, valid);
+          RegularRow<1>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
         }
       }
     }

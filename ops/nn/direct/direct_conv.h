@@ -23,16 +23,24 @@
 // AVX-512 vector; GCC vector extensions, so any other x86-64 gets the same
 // code in narrower vectors): regular filters as [group][kh][kw][in][16 *
 // blocks] with up to 2 blocks per group, depthwise ones as [kh][kw][c
-// rounded up to 16]. The micro-kernel keeps 8 output pixels x 2 blocks of
-// accumulators in registers and walks the taps of the input directly; the
-// pixels whose window crosses the padding take a checked one-pixel path.
-// Results do not depend on the thread count (one call, one thread).
+// rounded up to 16]. Regular convolutions keep 8 output pixels x 2 blocks
+// of accumulators in registers and walk the input directly (a window row
+// of an undilated convolution is one contiguous run of kw * in values);
+// taps in the padding read a row of zeros, so border pixels also go 8 at a
+// time. Depthwise 3x3 / 5x5 (stride 1 or 2) load each input column of a
+// window row once for all the pixels that use it, copying border windows
+// to a zero-padded buffer first. Results do not depend on the thread count
+// (one call, one thread).
 //
-// When (Prefers): a layer whose filter is small enough that oneDNN's
-// per-primitive cost is large next to it: at most kMaxFilterFloats filter
-// values (regular) and at most kMaxOutputPixels output pixels per call.
+// When (Prefers): a layer of at most kMaxOutputPixels output pixels
+// whose filter has at most kMaxFilterFloats values (any depthwise filter
+// with multiplier 1). The filter bound is where oneDNN's fixed ~90 KB per
+// primitive stays under half of the filter's own bytes (the 1.5x
+// memory budget); the pixel bound keeps the large layers of large models,
+// where oneDNN's brgemm kernels are fastest, on oneDNN.
 // bench/RESULTS.md ("Direct convolutions for small layers") has the
-// per-model times and memory both ways.
+// per-model times and memory both ways, //bench:direct_conv_bench the
+// per-layer speed of both.
 //
 // Lifecycle: one DirectConv per kernel, empty at load. The first Run that
 // Prefers it packs the adopted filter (Adopt); every later Run of that
@@ -62,7 +70,7 @@ namespace nn {
 class DirectConv {
  public:
   // Filters of at most this many values (regular convolutions).
-  static constexpr int64_t kMaxFilterFloats = 16 * 1024;
+  static constexpr int64_t kMaxFilterFloats = 48 * 1024;
   // Calls of at most this many output pixels (n * out_h * out_w).
   static constexpr int64_t kMaxOutputPixels = 64 * 64;
 
