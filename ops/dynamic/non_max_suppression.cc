@@ -14,13 +14,18 @@
 // V4 + valid_outputs (pad_to_max_output_size pads indices with 0); V5
 // indices, selected_scores, valid_outputs. T is float32 or float16 (scores
 // compared in T, IoU in float, as TF).
+//
+// Memory: the kernel's working set (the candidates' normalized corners and
+// areas, the heap, the selection) is one Tensor-backed scratch buffer sized
+// by the candidate count, so under the executor's BufferPool a steady-state
+// Run makes no heap call however many boxes come in. (Per-Run std::vectors
+// cost handtrack's seven 51k-box NMS calls ~20 mmap/munmap pairs and their
+// page faults per Run once glibc's mmap threshold is fixed.) Only boxes
+// above score_threshold are normalized.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
-#include <queue>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ops/array/op_util.h"
@@ -31,29 +36,33 @@
 namespace graphrt {
 namespace {
 
-// Boxes with sorted corners and their areas, computed once per Run (TF's
-// IoU re-derives them for every pair; the values are the same).
-struct NormalizedBoxes {
-  std::vector<float> ymin, xmin, ymax, xmax, area;
-
-  explicit NormalizedBoxes(const std::vector<float>& b) {
-    const size_t n = b.size() / 4;
-    ymin.resize(n);
-    xmin.resize(n);
-    ymax.resize(n);
-    xmax.resize(n);
-    area.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      const float* p = &b[4 * i];
-      ymin[i] = std::min(p[0], p[2]);
-      ymax[i] = std::max(p[0], p[2]);
-      xmin[i] = std::min(p[1], p[3]);
-      xmax[i] = std::max(p[1], p[3]);
-      area[i] = (ymax[i] - ymin[i]) * (xmax[i] - xmin[i]);
-    }
+// Where one Run's scratch regions start inside a single byte buffer, each
+// on its own 64-byte boundary.
+class ScratchLayout {
+ public:
+  // Reserves `count` elements of `bytes_each`; returns the region's offset.
+  size_t Add(size_t count, size_t bytes_each) {
+    const size_t at = size_;
+    size_ += (count * bytes_each + 63) / 64 * 64;
+    return at;
   }
+  size_t size() const { return size_; }
 
-  float Iou(int64_t i, int64_t j) const {
+ private:
+  size_t size_ = 0;
+};
+
+// The candidates' boxes with sorted corners and their areas, by candidate
+// slot, computed once per Run (TF's IoU re-derives them for every pair; the
+// values are the same).
+struct NormalizedBoxes {
+  float* ymin;
+  float* xmin;
+  float* ymax;
+  float* xmax;
+  float* area;
+
+  float Iou(int32_t i, int32_t j) const {
     if (area[i] <= 0 || area[j] <= 0) return 0.0f;
     const float ih =
         std::max(std::min(ymax[i], ymax[j]) - std::max(ymin[i], ymin[j]), 0.0f);
@@ -147,45 +156,75 @@ class NmsKernel : public Kernel {
       }
     }
 
-    // IoU is computed in float, as TF does.
-    std::vector<float> box_f(static_cast<size_t>(4 * n));
-    for (int64_t i = 0; i < 4 * n; ++i) {
-      box_f[i] = static_cast<float>(boxes.data<T>()[i]);
-    }
+    // Candidates in index order: their slots order as their indices do,
+    // so ties broken by the lower slot are broken by the lower index.
     const T* score_data = scores.data<T>();
-
+    const T* box_data = boxes.data<T>();
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; ++i) m += score_data[i] > score_threshold;
     struct Candidate {
-      int64_t index;
+      int32_t slot;
+      int32_t suppress_begin;  // selected entries already compared with
       T score;
-      int64_t suppress_begin;
     };
-    auto lower_priority = [](const Candidate& a, const Candidate& b) {
-      return a.score < b.score || (a.score == b.score && a.index > b.index);
-    };
-    const NormalizedBoxes norm(box_f);
-    // The candidates heapified at once (O(n)) rather than pushed one by one.
-    std::vector<Candidate> initial;
+    const int64_t max_selected = std::min(output_size, m);
+    ScratchLayout layout;
+    const size_t at_index = layout.Add(m, sizeof(int32_t));
+    size_t at_norm[5];
+    for (size_t& at : at_norm) at = layout.Add(m, sizeof(float));
+    const size_t at_heap = layout.Add(m, sizeof(Candidate));
+    const size_t at_selected = layout.Add(max_selected, sizeof(int32_t));
+    const size_t at_selected_scores = layout.Add(max_selected, sizeof(T));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        Tensor scratch,
+        Tensor::AllocateUninitialized(
+            DType::kUInt8, Shape({static_cast<int64_t>(layout.size())})));
+    char* base = static_cast<char*>(scratch.raw_data());
+    int32_t* cand_index = reinterpret_cast<int32_t*>(base + at_index);
+    const NormalizedBoxes norm{reinterpret_cast<float*>(base + at_norm[0]),
+                               reinterpret_cast<float*>(base + at_norm[1]),
+                               reinterpret_cast<float*>(base + at_norm[2]),
+                               reinterpret_cast<float*>(base + at_norm[3]),
+                               reinterpret_cast<float*>(base + at_norm[4])};
+    Candidate* heap = reinterpret_cast<Candidate*>(base + at_heap);
+    int32_t* selected = reinterpret_cast<int32_t*>(base + at_selected);
+    T* selected_scores = reinterpret_cast<T*>(base + at_selected_scores);
+
+    int32_t slot = 0;
     for (int64_t i = 0; i < n; ++i) {
-      if (score_data[i] > score_threshold) {
-        initial.push_back({i, score_data[i], 0});
-      }
+      if (!(score_data[i] > score_threshold)) continue;
+      // IoU is computed in float, as TF does.
+      const T* p = box_data + 4 * i;
+      const float y1 = static_cast<float>(p[0]), x1 = static_cast<float>(p[1]);
+      const float y2 = static_cast<float>(p[2]), x2 = static_cast<float>(p[3]);
+      cand_index[slot] = static_cast<int32_t>(i);
+      norm.ymin[slot] = std::min(y1, y2);
+      norm.ymax[slot] = std::max(y1, y2);
+      norm.xmin[slot] = std::min(x1, x2);
+      norm.xmax[slot] = std::max(x1, x2);
+      norm.area[slot] = (norm.ymax[slot] - norm.ymin[slot]) *
+                        (norm.xmax[slot] - norm.xmin[slot]);
+      heap[slot] = {slot, 0, score_data[i]};
+      ++slot;
     }
+    auto lower_priority = [](const Candidate& a, const Candidate& b) {
+      return a.score < b.score || (a.score == b.score && a.slot > b.slot);
+    };
+    // The candidates heapified at once (O(m)) rather than pushed one by one;
+    // a soft-NMS candidate goes back only after one was popped, so the heap
+    // never outgrows its m slots.
+    int64_t heap_size = m;
+    std::make_heap(heap, heap + heap_size, lower_priority);
+    int64_t num_selected = 0;
     const bool soft = sigma > T(0.0f);
-    std::vector<int32_t> selected;
-    std::vector<T> selected_scores;
-    std::priority_queue<Candidate, std::vector<Candidate>,
-                        decltype(lower_priority)>
-        queue(lower_priority, std::move(initial));
     const float scale = soft ? -0.5f / static_cast<float>(sigma) : 0.0f;
-    while (static_cast<int64_t>(selected.size()) < output_size &&
-           !queue.empty()) {
-      Candidate c = queue.top();
-      queue.pop();
+    while (num_selected < output_size && heap_size > 0) {
+      std::pop_heap(heap, heap + heap_size, lower_priority);
+      Candidate c = heap[--heap_size];
       const T original = c.score;
       bool hard_suppressed = false;
-      for (int64_t j = static_cast<int64_t>(selected.size()) - 1;
-           j >= c.suppress_begin; --j) {
-        const float sim = norm.Iou(c.index, selected[j]);
+      for (int64_t j = num_selected - 1; j >= c.suppress_begin; --j) {
+        const float sim = norm.Iou(c.slot, selected[j]);
         if (soft) {
           const T s = static_cast<T>(sim);
           c.score =
@@ -197,30 +236,35 @@ class NmsKernel : public Kernel {
         }
         if (c.score <= score_threshold) break;
       }
-      c.suppress_begin = static_cast<int64_t>(selected.size());
+      c.suppress_begin = static_cast<int32_t>(num_selected);
       if (hard_suppressed) continue;
       if (c.score == original) {
-        selected.push_back(static_cast<int32_t>(c.index));
-        selected_scores.push_back(c.score);
+        selected[num_selected] = c.slot;
+        selected_scores[num_selected] = c.score;
+        ++num_selected;
       } else if (c.score > score_threshold) {
-        queue.push(c);
+        heap[heap_size++] = c;
+        std::push_heap(heap, heap + heap_size, lower_priority);
       }
     }
 
-    const int32_t num_valid = static_cast<int32_t>(selected.size());
+    const int32_t num_valid = static_cast<int32_t>(num_selected);
     // Padding allocates through Tensor (fails cleanly for huge sizes);
     // padded entries stay zero.
     const int64_t out_n =
         pad_ && version_ >= 4 ? output_size : int64_t{num_valid};
     GRAPHRT_ASSIGN_OR_RETURN(
         Tensor * idx, ctx.allocate_output(0, DType::kInt32, Shape({out_n})));
-    std::copy(selected.begin(), selected.end(), idx->mutable_data<int32_t>());
+    int32_t* idx_data = idx->mutable_data<int32_t>();
+    for (int64_t k = 0; k < num_selected; ++k) {
+      idx_data[k] = cand_index[selected[k]];
+    }
     int valid_output = -1;
     if (version_ == 4) valid_output = 1;
     if (version_ == 5) {
       GRAPHRT_ASSIGN_OR_RETURN(Tensor * sc,
                                ctx.allocate_output(1, dt, Shape({out_n})));
-      std::copy(selected_scores.begin(), selected_scores.end(),
+      std::copy(selected_scores, selected_scores + num_selected,
                 sc->mutable_data<T>());
       valid_output = 2;
     }

@@ -2,77 +2,15 @@
 // names and shapes, graphrt_model_run with reused outputs makes no call to
 // operator new (on any thread) and no malloc through the BufferPool.
 //
-// This binary replaces the global operator new/delete with counting
-// versions; counting is switched on only around the measured runs.
+// This binary links the counting operator new (tests/counting_new.h);
+// counting is switched on only around the measured runs.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
 
 #include "c_api/graphrt_c.h"
-
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<int64_t> news{0};
-
-void* CountedNew(size_t n) {
-  if (counting.load(std::memory_order_relaxed)) {
-    news.fetch_add(1, std::memory_order_relaxed);
-  }
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-void* CountedAlignedNew(size_t n, std::align_val_t al) {
-  if (counting.load(std::memory_order_relaxed)) {
-    news.fetch_add(1, std::memory_order_relaxed);
-  }
-  size_t a = static_cast<size_t>(al);
-  size_t rounded = (n + a - 1) / a * a;
-  void* p = std::aligned_alloc(a, rounded == 0 ? a : rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-}  // namespace
-
-void* operator new(size_t n) { return CountedNew(n); }
-void* operator new[](size_t n) { return CountedNew(n); }
-void* operator new(size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return CountedNew(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return CountedNew(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new(size_t n, std::align_val_t al) {
-  return CountedAlignedNew(n, al);
-}
-void* operator new[](size_t n, std::align_val_t al) {
-  return CountedAlignedNew(n, al);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
+#include "tests/counting_new.h"
 
 namespace {
 
@@ -92,8 +30,7 @@ int64_t NewsDuringSteadyState(GraphrtModel* model, const char* input_name,
     EXPECT_EQ(s, nullptr) << graphrt_status_message(s);
     graphrt_status_free(s);
   }
-  news.store(0);
-  counting.store(true);
+  graphrt::testing::NewCounter counter;
   int failures = 0;
   for (int i = 0; i < runs; ++i) {
     GraphrtStatus* s =
@@ -101,10 +38,10 @@ int64_t NewsDuringSteadyState(GraphrtModel* model, const char* input_name,
     if (s != nullptr) ++failures;
     graphrt_status_free(s);
   }
-  counting.store(false);
+  const int64_t news = counter.Stop();
   EXPECT_EQ(failures, 0);
   graphrt_tensor_free(outputs[0]);
-  return news.load();
+  return news;
 }
 
 GraphrtModel* Load(const char* path, int threads) {
@@ -153,12 +90,11 @@ TEST_P(ZeroAllocTest, DenseFloatModel) {
 
 // The counter sees allocations (so a 0 above means something).
 TEST(ZeroAllocSelfTest, CounterSeesAllocations) {
-  news.store(0);
-  counting.store(true);
+  graphrt::testing::NewCounter counter;
   std::string* s = new std::string("counted");
-  counting.store(false);
+  const int64_t news = counter.Stop();
   delete s;
-  EXPECT_GE(news.load(), 1);
+  EXPECT_GE(news, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ZeroAllocTest, ::testing::Values(1, 2));
