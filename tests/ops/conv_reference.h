@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "ops/nn/xnnpack/xnn_conv.h"
+#include "runtime/tensor.h"
+#include "tests/ops/op_test_util.h"
 
 namespace graphrt::testing {
 
@@ -50,6 +52,17 @@ inline std::vector<float> Reference(const nn::XnnConvSpec& s,
 inline int64_t OutSize(int64_t in, int64_t pb, int64_t pa, int64_t k, int64_t d,
                        int64_t s) {
   return (in + pb + pa - (k - 1) * d - 1) / s + 1;
+}
+
+// A filter tensor in TF's layout for `s`: [kh, kw, in, out], or for a
+// depthwise spec [kh, kw, in, multiplier].
+inline Tensor ConvFilter(const nn::XnnConvSpec& s,
+                         const std::vector<float>& values) {
+  return s.depthwise
+             ? T_<float>(
+                   {s.kh, s.kw, s.in_channels, s.out_channels / s.in_channels},
+                   values)
+             : T_<float>({s.kh, s.kw, s.in_channels, s.out_channels}, values);
 }
 
 }  // namespace graphrt::testing

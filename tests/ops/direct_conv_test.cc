@@ -24,12 +24,6 @@ namespace {
 using nn::DirectConv;
 using nn::XnnConvSpec;
 
-Tensor Filter(const XnnConvSpec& s, const std::vector<float>& f) {
-  return s.depthwise
-             ? T_<float>({s.kh, s.kw, s.in_channels, 1}, f)
-             : T_<float>({s.kh, s.kw, s.in_channels, s.out_channels}, f);
-}
-
 struct Case {
   XnnConvSpec s;
   int64_t n, h, w, oh, ow;
@@ -84,7 +78,7 @@ TEST(DirectConvTest, RandomGeometriesMatchReference) {
     auto bias = Random(s.out_channels, &rng);
     const bool with_bias = iter % 2 == 0;
     DirectConv conv;
-    ASSERT_TRUE(conv.Pack(s, Filter(s, f)).ok());
+    ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
     ASSERT_TRUE(conv.ready());
     const int64_t size = c.n * c.oh * c.ow * s.out_channels;
     // One spare element each side: nothing outside the output is written.
@@ -124,7 +118,7 @@ TEST(DirectConvTest, PointwiseTilesCrossRowsAndImages) {
         want[i] = std::min(want[i] + residual[i], 0.75f);
       }
       DirectConv conv;
-      ASSERT_TRUE(conv.Pack(s, Filter(s, f)).ok());
+      ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
       std::vector<float> got(want.size() + 1, -7.0f);
       ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), n, h, w,
                            h, w, got.data())
@@ -160,7 +154,7 @@ TEST(DirectConvTest, ResidualIsAddedBeforeTheClampAlsoInPlace) {
     want[i] = std::clamp(want[i] + residual[i], 0.0f, 6.0f);
   }
   DirectConv conv;
-  ASSERT_TRUE(conv.Pack(s, Filter(s, f)).ok());
+  ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
   std::vector<float> out(want.size());
   ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), 1, h, w, h, w,
                        out.data())
@@ -182,7 +176,7 @@ TEST(DirectConvTest, AdoptDecidesOnceAndTakesTheFilterOnce) {
   int taken = 0;
   auto take = [&]() -> absl::StatusOr<Tensor> {
     ++taken;
-    return Filter(s, f);
+    return ConvFilter(s, f);
   };
   DirectConv declined;
   EXPECT_FALSE(*declined.Adopt(s, /*prefer=*/false, take));

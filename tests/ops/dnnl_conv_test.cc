@@ -29,14 +29,6 @@ namespace {
 using nn::DnnlConv;
 using nn::XnnConvSpec;
 
-Tensor Filter(const XnnConvSpec& s, const std::vector<float>& f) {
-  return s.depthwise
-             ? T_<float>(
-                   {s.kh, s.kw, s.in_channels, s.out_channels / s.in_channels},
-                   f)
-             : T_<float>({s.kh, s.kw, s.in_channels, s.out_channels}, f);
-}
-
 TEST(DnnlConvTest, RandomGeometriesMatchReference) {
   if (!nn::DnnlAvailable()) GTEST_SKIP() << "oneDNN off";
   std::mt19937 rng(7);
@@ -74,7 +66,7 @@ TEST(DnnlConvTest, RandomGeometriesMatchReference) {
                     &rng);
     auto bias = Random(s.out_channels, &rng);
     const bool with_bias = iter % 2 == 0;
-    Tensor ft = Filter(s, f);
+    Tensor ft = ConvFilter(s, f);
     Tensor bt = T_<float>({s.out_channels}, bias);
     std::vector<float> got(n * oh * ow * s.out_channels, -7.0f);
     DnnlConv conv;
@@ -157,8 +149,8 @@ TEST(DnnlConvTest, DepthwiseTakesTheJitKernel) {
     Tensor bt = T_<float>({24}, bias);
     std::vector<float> got(16 * 16 * 24);
     DnnlConv conv;
-    auto done = conv.Run(s, Filter(s, f), &bt, nullptr, x.data(), 1, 16, 16, 16,
-                         16, got.data());
+    auto done = conv.Run(s, ConvFilter(s, f), &bt, nullptr, x.data(), 1, 16, 16,
+                         16, 16, got.data());
     ASSERT_TRUE(done.ok()) << done.status();
     ASSERT_TRUE(*done) << k << "x" << k << " depthwise declined";
     ExpectNear(got, Reference(s, x, f, &bias, 1, 16, 16, 16, 16));
@@ -181,7 +173,7 @@ TEST(DnnlConvTest, ResidualIsAddedBeforeTheClamp) {
   auto bias = Random(24, &rng);
   auto res = Random(8 * 8 * 24, &rng);
   for (auto& v : res) v = 8.0f * v - 4.0f;  // some sums leave [0, 6]
-  Tensor ft = Filter(s, f), bt = T_<float>({24}, bias);
+  Tensor ft = ConvFilter(s, f), bt = T_<float>({24}, bias);
   // Reference: the unfused order, (conv + bias) + residual, then clamp.
   XnnConvSpec plain = s;
   plain.out_min = -std::numeric_limits<float>::infinity();
@@ -304,7 +296,7 @@ TEST(DnnlConvTest, AdoptedFilterIsPackedOnceAndReleased) {
     auto fv = Random(
         depthwise ? 9 * s.out_channels : 9 * s.in_channels * s.out_channels,
         &rng);
-    Tensor f = Filter(s, fv);
+    Tensor f = ConvFilter(s, fv);
     const Tensor placeholder = ReleasedConst(f);
     ASSERT_TRUE(IsReleasedConst(placeholder));
     ASSERT_FALSE(IsReleasedConst(f));

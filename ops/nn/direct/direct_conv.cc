@@ -343,12 +343,10 @@ void DepthwiseBlock(const Geo& g, const float* in_n, const float* wp,
                                                  out_n, c0, lanes, R)
                : AnyDepthwiseFixed<kFull, true>(g, in_n, wp, bias, y, x, res_n,
                                                 out_n, c0, lanes, R);
-    if (fixed) {
-      // done
-    } else if (inside) {
+    if (!fixed && inside) {
       DepthwiseTile<R, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
                                      lanes);
-    } else {
+    } else if (!fixed) {
       DepthwiseTile<R, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
                                     lanes);
     }
