@@ -8,6 +8,7 @@
 #ifndef GRAPHRT_OPS_ARRAY_OP_UTIL_H_
 #define GRAPHRT_OPS_ARRAY_OP_UTIL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -192,6 +193,34 @@ void ParallelFor(int64_t n, int64_t min_parallel, const F& f) {
   }
   const int64_t grain = min_parallel / 2 > 0 ? min_parallel / 2 : 1;
   graphrt::ParallelFor(0, n, grain, f);
+}
+
+// Chunk boundaries of ParallelForElements: a multiple of every SIMD width
+// (64 elements = 64 bytes of int8 up to 512 bytes of double).
+inline constexpr int64_t kElementBlock = 64;
+
+// Like ParallelFor over the n elements of a flat array, but every chunk
+// starts at a multiple of kElementBlock elements. Use it where `f` runs a
+// vectorized loop over its stretch: a vector loop leaves the last
+// `len % width` elements to a scalar tail, and where the vector and scalar
+// forms of a function differ (Eigen's exp, log, sqrt, rsqrt, pow differ
+// from libm's by an ulp), chunk boundaries at arbitrary elements would
+// make results depend on the thread count. With block-aligned boundaries
+// every element takes the path it takes in one sequential call over
+// [0, n) (output buffers are 64-byte aligned, so alignment peeling does
+// not move either).
+template <typename F>
+void ParallelForElements(int64_t n, int64_t min_parallel, const F& f) {
+  if (n <= 0) return;
+  if (n < min_parallel) {
+    f(int64_t{0}, n);
+    return;
+  }
+  const int64_t blocks = (n + kElementBlock - 1) / kElementBlock;
+  const int64_t min_blocks = (min_parallel + kElementBlock - 1) / kElementBlock;
+  ParallelFor(blocks, min_blocks, [&](int64_t b0, int64_t b1) {
+    f(b0 * kElementBlock, std::min(b1 * kElementBlock, n));
+  });
 }
 
 }  // namespace ops

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/math/math_ops.h"
 #include "ops/math/activation_fns.h"
+#include "ops/math/math_ops.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -39,9 +39,8 @@ class ActivationKernel : public Kernel {
       return absl::InvalidArgumentError(absl::StrCat(
           name_, " does not support dtype ", DTypeName(x.dtype())));
     }
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output_uninitialized(0, x.dtype(),
-                                                               x.shape()));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, x.dtype(), x.shape()));
     const int64_t n = x.num_elements();
     return ops::DispatchDType<float, double, int32_t, int64_t>(
         x.dtype(), name_, [&](auto tag) {
@@ -53,10 +52,11 @@ class ActivationKernel : public Kernel {
               act_ == Activation::kRelu || act_ == Activation::kRelu6
                   ? ops::kParallelMinElements
                   : ops::kParallelMinElements / 4;
-          ops::ParallelFor(n, min_parallel, [&](int64_t begin, int64_t end) {
-            ops::ApplyActivation<T>(act_, alpha_, in + begin, o + begin,
-                                    end - begin);
-          });
+          ops::ParallelForElements(
+              n, min_parallel, [&](int64_t begin, int64_t end) {
+                ops::ApplyActivation<T>(act_, alpha_, in + begin, o + begin,
+                                        end - begin);
+              });
           return absl::OkStatus();
         });
   }

@@ -105,8 +105,9 @@ void ForEachBroadcastRow(const BroadcastPlan& plan, int64_t min_parallel,
   const int64_t xi = plan.x_strides[n - 1];
   const int64_t yi = plan.y_strides[n - 1];
   if (n == 1) {
-    // Flat: split the one dim itself.
-    ParallelFor(inner, min_parallel, [&](int64_t begin, int64_t end) {
+    // Flat: split the one dim itself, on vector-friendly boundaries
+    // (ParallelForElements: results independent of the thread count).
+    ParallelForElements(inner, min_parallel, [&](int64_t begin, int64_t end) {
       row(begin * xi, begin * yi, begin, end - begin, xi, yi);
     });
     return;
@@ -256,7 +257,7 @@ void Broadcast3Apply(const Broadcast3Plan& plan, const A* a, const B* b,
     }
   };
   if (n == 1) {
-    ParallelFor(inner, min_parallel, [&](int64_t begin, int64_t end) {
+    ParallelForElements(inner, min_parallel, [&](int64_t begin, int64_t end) {
       row(begin * as, begin * bs, begin * cs, begin, end - begin);
     });
     return;

@@ -299,24 +299,25 @@ class UnaryKernel : public Kernel {
       using T = typename decltype(tag)::type;
       const T* in = x.data<T>();
       const int64_t min_parallel = ops::kParallelMinElements / 4;
-      ops::ParallelFor(n, min_parallel, [&](int64_t begin, int64_t end) {
-        const int64_t len = end - begin;
-        if (IsPredicate(op_)) {
-          if constexpr (std::is_floating_point_v<T>) {
-            ApplyPredicate<T>(op_, in + begin,
-                              out->mutable_data<bool>() + begin, len);
-          }
-          return;
-        }
-        T* o = out->mutable_data<T>() + begin;
-        if constexpr (std::is_floating_point_v<T>) {
-          ApplyFloat<T>(op_, in + begin, o, len);
-        } else if constexpr (kIsComplex<T>) {
-          ApplyComplex<T>(op_, in + begin, o, len);
-        } else {
-          ApplyInt<T>(op_, in + begin, o, len);
-        }
-      });
+      ops::ParallelForElements(
+          n, min_parallel, [&](int64_t begin, int64_t end) {
+            const int64_t len = end - begin;
+            if (IsPredicate(op_)) {
+              if constexpr (std::is_floating_point_v<T>) {
+                ApplyPredicate<T>(op_, in + begin,
+                                  out->mutable_data<bool>() + begin, len);
+              }
+              return;
+            }
+            T* o = out->mutable_data<T>() + begin;
+            if constexpr (std::is_floating_point_v<T>) {
+              ApplyFloat<T>(op_, in + begin, o, len);
+            } else if constexpr (kIsComplex<T>) {
+              ApplyComplex<T>(op_, in + begin, o, len);
+            } else {
+              ApplyInt<T>(op_, in + begin, o, len);
+            }
+          });
       return absl::OkStatus();
     });
   }

@@ -20,7 +20,10 @@
 // output compared: floats with rtol 1e-3 / atol 1e-4, ints and bools
 // exactly. Load/run times go to the test log and to the XML as properties.
 // GRAPHRT_CORPUS_THREADS (default 2) sets ModelOptions::threads;
-// GRAPHRT_CORPUS_MODELS=a,b,c restricts the run to those models.
+// GRAPHRT_CORPUS_MODELS=a,b,c restricts the run to those models. Each model
+// is then loaded and run once more with another thread count (1, or 2 when
+// the first was 1), and every output must be bitwise identical to the
+// first Run's (results never depend on the thread count).
 //
 // Per-model exceptions (kTieSorted below): outputs whose row order comes
 // from a sort of near-equal scores. graphrt and TF.js both break exact ties
@@ -28,9 +31,10 @@
 // convolutions in a different order than TF.js's cpu backend) may come out
 // swapped. On the seeded goldens (tools/corpus/README.md) the smallest
 // relative gap between consecutive sorted scores is:
-//   faceboxes  scores [1,200]   9.4e-7  (all 200 in [0.126, 0.135]) -> exception
-//   centernet  detections[:,4]  1.2e-5, handtrack Identity_4:0 5.0e-5,
-//   movenet-multipose: one non-zero score -> compared strictly.
+//   faceboxes  scores [1,200]   9.4e-7  (all 200 in [0.126, 0.135]) ->
+//   exception centernet  detections[:,4]  1.2e-5, handtrack
+//   Identity_4:0 5.0e-5, movenet-multipose: one non-zero score -> compared
+//   strictly.
 // For an exception, the scores output is still compared elementwise (a
 // swapped near-equal pair is within tolerance), and the listed row outputs
 // are compared per group of near-tied scores (|gap| <= kTieRel * |score|)
@@ -43,12 +47,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "runtime/model.h"
 #include "tools/tensor_json.h"
@@ -130,8 +136,8 @@ std::string CompareTieSorted(const Tensor& rows, const Tensor& expected,
   int64_t begin = 0;
   while (begin < n) {
     int64_t end = begin + 1;
-    while (end < n &&
-           std::fabs(double{s[end - 1]} - s[end]) <= kTieRel * std::fabs(double{s[end]})) {
+    while (end < n && std::fabs(double{s[end - 1]} - s[end]) <=
+                          kTieRel * std::fabs(double{s[end]})) {
       ++end;
     }
     std::vector<bool> used(end - begin, false);
@@ -141,7 +147,8 @@ std::string CompareTieSorted(const Tensor& rows, const Tensor& expected,
         if (!used[j - begin] && row_close(i, j)) used[j - begin] = found = true;
       }
       if (!found) {
-        return "row " + std::to_string(i) + " matches no expected row among the near-tied rows " +
+        return "row " + std::to_string(i) +
+               " matches no expected row among the near-tied rows " +
                std::to_string(begin) + ".." + std::to_string(end - 1);
       }
     }
@@ -208,8 +215,10 @@ std::string CompareWithBackendSpread(const Tensor& actual, const Tensor& cpu,
     if (!(diff <= spread + kAtol + kRtol * std::fabs(double{c[i]}))) {
       return "element " + std::to_string(i) + ": " + std::to_string(a[i]) +
              " vs cpu " + std::to_string(c[i]) + " (wasm " +
-             std::to_string(w[i]) + "): off by more than TF.js's cpu/wasm "
-             "spread " + std::to_string(spread);
+             std::to_string(w[i]) +
+             "): off by more than TF.js's cpu/wasm "
+             "spread " +
+             std::to_string(spread);
     }
   }
   if (misses > std::max<double>(wasm_misses, kSpreadMissFraction * n)) {
@@ -242,15 +251,23 @@ TEST(TieSortedTest, PermutesOnlyWithinNearTies) {
   // Scores 0.5 and 0.50001 are near-tied; 0.3 is not.
   Tensor scores = Floats({1, 3}, {0.50001f, 0.5f, 0.3f});
   Tensor golden = Floats({1, 3, 2}, {1, 1, 2, 2, 3, 3});
-  EXPECT_EQ(CompareTieSorted(Floats({1, 3, 2}, {2, 2, 1, 1, 3, 3}), golden, scores), "");
-  EXPECT_NE(CompareTieSorted(Floats({1, 3, 2}, {3, 3, 2, 2, 1, 1}), golden, scores), "");
-  EXPECT_NE(CompareTieSorted(Floats({1, 3, 2}, {1, 1, 2, 2, 3, 4}), golden, scores), "");
-  EXPECT_NE(CompareTieSorted(Floats({1, 2, 3}, {1, 1, 2, 2, 3, 3}), golden, scores), "");
+  EXPECT_EQ(
+      CompareTieSorted(Floats({1, 3, 2}, {2, 2, 1, 1, 3, 3}), golden, scores),
+      "");
+  EXPECT_NE(
+      CompareTieSorted(Floats({1, 3, 2}, {3, 3, 2, 2, 1, 1}), golden, scores),
+      "");
+  EXPECT_NE(
+      CompareTieSorted(Floats({1, 3, 2}, {1, 1, 2, 2, 3, 4}), golden, scores),
+      "");
+  EXPECT_NE(
+      CompareTieSorted(Floats({1, 2, 3}, {1, 1, 2, 2, 3, 3}), golden, scores),
+      "");
 }
 
 TEST(BackendSpreadTest, AllowsFewMissesWithinTheSpreadOnly) {
   std::vector<float> cpu(2000, 0.5f), wasm(2000, 0.5f), ours(2000, 0.5f);
-  wasm[7] = 0.51f;  // TF.js's backends differ by 0.01 somewhere
+  wasm[7] = 0.51f;   // TF.js's backends differ by 0.01 somewhere
   ours[3] = 0.505f;  // one miss inside the spread: passes
   auto t = [](const std::vector<float>& v) {
     return Floats({static_cast<int64_t>(v.size())}, v);
@@ -268,6 +285,31 @@ TEST(BackendSpreadTest, AllowsFewMissesWithinTheSpreadOnly) {
 TEST(CorpusListTest, HasAllModels) {
   // Guards the data dependency: an empty list would silently test nothing.
   EXPECT_EQ(ModelNames().size(), 41u) << "reading " << kModelsTxt;
+}
+
+// "" when `a` and `b` have the same dtype, shape and element bits.
+std::string CompareBitwise(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) {
+    return absl::StrCat(a.DebugString(), " vs ", b.DebugString());
+  }
+  const int64_t n = a.num_elements();
+  if (a.dtype() == DType::kString) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (a.data<std::string>()[i] != b.data<std::string>()[i]) {
+        return absl::StrCat("string element ", i, " differs");
+      }
+    }
+    return "";
+  }
+  const size_t size = DTypeSize(a.dtype());
+  const char* pa = static_cast<const char*>(a.raw_data());
+  const char* pb = static_cast<const char*>(b.raw_data());
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::memcmp(pa + i * size, pb + i * size, size) != 0) {
+      return absl::StrCat("element ", i, " of ", n, " differs");
+    }
+  }
+  return "";
 }
 
 TEST_P(CorpusTest, MatchesTfjs) {
@@ -351,7 +393,8 @@ TEST_P(CorpusTest, MatchesTfjs) {
       for (const auto& x : *expected) {
         if (x.name == t->scores) scores = &x.value;
       }
-      ASSERT_NE(scores, nullptr) << "golden has no output '" << t->scores << "'";
+      ASSERT_NE(scores, nullptr)
+          << "golden has no output '" << t->scores << "'";
       diff = CompareTieSorted((*outputs)[i], e.value, *scores);
     } else if (spread) {
       ASSERT_EQ(wasm_expected[i].name, e.name) << wasm_golden;
@@ -361,6 +404,20 @@ TEST_P(CorpusTest, MatchesTfjs) {
       diff = CompareTensors((*outputs)[i], e.value, kRtol, kAtol);
     }
     EXPECT_EQ(diff, "") << "output '" << e.name << "'";
+  }
+
+  // The same outputs, bit for bit, with another thread count.
+  ModelOptions other = options;
+  other.threads = options.threads == 1 ? 2 : 1;
+  auto other_model = Model::Load(model_json, other);
+  ASSERT_TRUE(other_model.ok()) << "load: " << other_model.status();
+  auto other_outputs = (*other_model)->Run(feeds, names);
+  ASSERT_TRUE(other_outputs.ok()) << "run: " << other_outputs.status();
+  ASSERT_EQ(other_outputs->size(), outputs->size());
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    EXPECT_EQ(CompareBitwise((*other_outputs)[i], (*outputs)[i]), "")
+        << "output '" << names[i] << "' with threads " << other.threads
+        << " vs " << options.threads;
   }
 }
 
