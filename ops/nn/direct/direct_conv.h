@@ -33,11 +33,12 @@
 // (one call, one thread).
 //
 // When (Prefers): a layer of at most kMaxOutputPixels output pixels
-// whose filter has at most kMaxFilterFloats values (any depthwise filter
-// with multiplier 1). The filter bound is where oneDNN's fixed ~90 KB per
-// primitive stays under half of the filter's own bytes (the 1.5x
-// memory budget); the pixel bound keeps the large layers of large models,
-// where oneDNN's brgemm kernels are fastest, on oneDNN.
+// whose filter has at most kMaxFilterFloats values (a depthwise layer with
+// multiplier 1: whose input has at most 128k values, as it sweeps the input
+// once per group of 16 channels). The filter bound is where oneDNN's
+// fixed ~90 KB per primitive stays under half of the filter's own bytes
+// (the 1.5x memory budget); the pixel bound keeps the large layers of
+// large models, where oneDNN's brgemm kernels are fastest, on oneDNN.
 // bench/RESULTS.md ("Direct convolutions for small layers") has the
 // per-model times and memory both ways, //bench:direct_conv_bench the
 // per-layer speed of both.
