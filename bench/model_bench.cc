@@ -14,7 +14,10 @@
 // model (threads=1: each Run single-threaded) as fast as they can;
 // items_per_second is the total Run throughput, so threads:2 / threads:1
 // is the scaling of concurrent callers. The inputs file is a
-// sample_input.json or a corpus golden ("inputs" records).
+// sample_input.json or a corpus golden ("inputs" records, converted to the
+// declared dtypes: tools/model_inputs.h). On a shared VM whose speed drifts
+// from minute to minute, compare threads:1 and threads:2 measured in turn:
+// --benchmark_repetitions=6 --benchmark_enable_random_interleaving=true.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -29,7 +32,7 @@
 #include "absl/strings/string_view.h"
 #include "runtime/model.h"
 #include "runtime/mutex.h"
-#include "tools/tensor_json.h"
+#include "tools/model_inputs.h"
 
 namespace graphrt {
 namespace {
@@ -42,15 +45,13 @@ void RunModel(benchmark::State& state, const std::string& dir, int threads) {
     state.SkipWithError(std::string(model.status().message()).c_str());
     return;
   }
-  std::vector<NamedTensor> inputs;
-  auto records = ReadTensorRecords(dir + "/sample_input.json", "inputs");
-  if (!records.ok()) {
-    state.SkipWithError(std::string(records.status().message()).c_str());
+  auto inputs = ReadModelInputs(dir + "/sample_input.json", **model);
+  if (!inputs.ok()) {
+    state.SkipWithError(std::string(inputs.status().message()).c_str());
     return;
   }
-  for (auto& r : *records) inputs.push_back({r.name, r.value});
   for (auto _ : state) {
-    auto out = (*model)->Run(inputs);
+    auto out = (*model)->Run(*inputs);
     if (!out.ok()) {
       state.SkipWithError(std::string(out.status().message()).c_str());
       return;
@@ -95,12 +96,12 @@ SharedModel& GetShared(const std::string& path, const std::string& inputs) {
     return *slot;
   }
   slot->model = std::move(*model);
-  auto records = ReadTensorRecords(inputs, "inputs");
-  if (!records.ok()) {
-    slot->error = std::string(records.status().message());
+  auto read = ReadModelInputs(inputs, *slot->model);
+  if (!read.ok()) {
+    slot->error = std::string(read.status().message());
     return *slot;
   }
-  for (auto& r : *records) slot->inputs.push_back({r.name, r.value});
+  slot->inputs = *std::move(read);
   return *slot;
 }
 

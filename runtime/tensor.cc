@@ -162,7 +162,17 @@ absl::StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(DType dtype,
 
 std::shared_ptr<Buffer> Buffer::View(void* data, size_t bytes,
                                      std::shared_ptr<const void> keep_alive) {
-  std::shared_ptr<Buffer> buf(new Buffer(Key()));
+  // Inside a Run the control block comes from the Run's pool, like an
+  // allocated Buffer's: kernels that return views make no heap call.
+  std::shared_ptr<Buffer> buf;
+  if (t_pool != nullptr) {
+    try {
+      buf = std::allocate_shared<Buffer>(PoolAllocator<Buffer>(t_pool), Key());
+    } catch (const std::bad_alloc&) {
+      // Falls back to the heap below.
+    }
+  }
+  if (buf == nullptr) buf.reset(new Buffer(Key()));
   buf->data_ = data;
   buf->size_ = bytes;
   buf->owned_ = false;

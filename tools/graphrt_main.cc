@@ -31,6 +31,7 @@
 #include "tools/checkpoint_command.h"
 #include "tools/convert_command.h"
 #include "tools/example_command.h"
+#include "tools/model_inputs.h"
 #include "tools/tensor_json.h"
 
 namespace graphrt {
@@ -145,36 +146,13 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const Args& args,
   return Model::Load(args.model, options);
 }
 
-const IoSpec* FindInput(const Model& model, const std::string& name) {
-  for (const IoSpec& spec : model.inputs()) {
-    if (spec.key == name || spec.tensor_name == name ||
-        spec.tensor_name == absl::StrCat(name, ":0")) {
-      return &spec;
-    }
-  }
-  return nullptr;
-}
-
 // Inputs from --inputs (converted to the declared dtypes), or zeros/empty
 // strings of the declared shapes (unknown dims = 1) without it.
 absl::StatusOr<std::vector<NamedTensor>> MakeInputs(const Args& args,
                                                     const Model& model) {
-  std::vector<NamedTensor> inputs;
   auto it = args.flags.find("inputs");
-  if (it != args.flags.end()) {
-    GRAPHRT_ASSIGN_OR_RETURN(auto records,
-                             ReadTensorRecords(it->second, "inputs"));
-    for (auto& r : records) {
-      const IoSpec* spec = FindInput(model, r.name);
-      Tensor value = r.value;
-      if (spec != nullptr) {
-        GRAPHRT_ASSIGN_OR_RETURN(value,
-                                 ConvertInput(r.name, value, spec->dtype));
-      }
-      inputs.push_back({r.name, std::move(value)});
-    }
-    return inputs;
-  }
+  if (it != args.flags.end()) return ReadModelInputs(it->second, model);
+  std::vector<NamedTensor> inputs;
   for (const IoSpec& spec : model.inputs()) {
     std::vector<int64_t> dims;
     if (!spec.shape.unknown_rank()) {

@@ -6,10 +6,11 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "ops/array/array_ops.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/array/array_ops.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -65,9 +66,8 @@ class ConcatKernel : public Kernel {
       axis_total += in.dim(axis);
     }
     out_shape.set_dim(axis, axis_total);
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output_uninitialized(
-                                 0, in0.dtype(), out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, in0.dtype(), out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
 
     // View every tensor as [outer, dim(axis) * inner]; each output row is
@@ -75,7 +75,7 @@ class ConcatKernel : public Kernel {
     const int64_t outer = ops::DimProduct(out_shape, 0, axis);
     const int64_t inner = ops::DimProduct(out_shape, axis + 1, rank);
     const int64_t out_row = axis_total * inner;
-    std::vector<int64_t> in_rows(num_values);
+    absl::InlinedVector<int64_t, 32> in_rows(num_values);
     for (int k = 0; k < num_values; ++k) {
       in_rows[k] = ctx.input(first + k).dim(axis) * inner;
     }

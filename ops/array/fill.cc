@@ -43,8 +43,7 @@ absl::StatusOr<Shape> ReadShape(const Tensor& t, absl::string_view what) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected ", what, " to be a vector, got ", t.DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                           ops::ReadIntVector(t, what));
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector dims, ops::ReadIntVector(t, what));
   auto shape = Shape::Make(dims);
   if (!shape.ok()) {
     return absl::InvalidArgumentError(
@@ -115,17 +114,17 @@ absl::Status LinSpaceRun(KernelContext& ctx) {
   GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 3));
   const Tensor& start = ctx.input(0);
   const Tensor& stop = ctx.input(1);
-  if (start.rank() != 0 || stop.rank() != 0 ||
-      start.dtype() != stop.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected start and stop to be scalars of one dtype, got ",
-        start.DebugString(), " and ", stop.DebugString()));
+  if (start.rank() != 0 || stop.rank() != 0 || start.dtype() != stop.dtype()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected start and stop to be scalars of one dtype, got ",
+                     start.DebugString(), " and ", stop.DebugString()));
   }
   if (ctx.input(2).rank() != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected num to be a scalar, got ", ctx.input(2).DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(int64_t num, ops::ReadIntScalar(ctx.input(2), "num"));
+  GRAPHRT_ASSIGN_OR_RETURN(int64_t num,
+                           ops::ReadIntScalar(ctx.input(2), "num"));
   if (num <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("requires num > 0, got ", num));
@@ -143,7 +142,8 @@ absl::Status LinSpaceRun(KernelContext& ctx) {
           return absl::OkStatus();
         }
         const T step = (b - a) / static_cast<T>(num - 1);
-        for (int64_t i = 0; i < num - 1; ++i) o[i] = a + step * static_cast<T>(i);
+        for (int64_t i = 0; i < num - 1; ++i)
+          o[i] = a + step * static_cast<T>(i);
         o[num - 1] = b;
         return absl::OkStatus();
       });
@@ -152,8 +152,8 @@ absl::Status LinSpaceRun(KernelContext& ctx) {
 // ---------------------------------------------------------------- Range
 
 template <typename T>
-absl::Status RangeTyped(KernelContext& ctx, const Tensor& ts,
-                        const Tensor& tl, const Tensor& td) {
+absl::Status RangeTyped(KernelContext& ctx, const Tensor& ts, const Tensor& tl,
+                        const Tensor& td) {
   const T start = *ts.data<T>();
   const T limit = *tl.data<T>();
   const T delta = *td.data<T>();
@@ -162,18 +162,16 @@ absl::Status RangeTyped(KernelContext& ctx, const Tensor& ts,
   }
   if (delta > T(0) ? start > limit : start < limit) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "requires start ", delta > T(0) ? "<=" : ">=",
-        " limit when delta ", delta > T(0) ? "> 0" : "< 0", ": start ",
-        start, ", limit ", limit, ", delta ", delta));
+        "requires start ", delta > T(0) ? "<=" : ">=", " limit when delta ",
+        delta > T(0) ? "> 0" : "< 0", ": start ", start, ", limit ", limit,
+        ", delta ", delta));
   }
   int64_t size;
   if constexpr (std::is_integral_v<T>) {
     // |limit - start| and |delta| as unsigned: exact for int32 and int64.
-    const uint64_t span = delta > 0
-                              ? static_cast<uint64_t>(limit) -
-                                    static_cast<uint64_t>(start)
-                              : static_cast<uint64_t>(start) -
-                                    static_cast<uint64_t>(limit);
+    const uint64_t span =
+        delta > 0 ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
+                  : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
     const uint64_t step = delta > 0 ? static_cast<uint64_t>(delta)
                                     : 0 - static_cast<uint64_t>(delta);
     const uint64_t count = span / step + (span % step != 0 ? 1 : 0);
@@ -182,13 +180,13 @@ absl::Status RangeTyped(KernelContext& ctx, const Tensor& ts,
     }
     size = static_cast<int64_t>(count);
   } else {
-    const double s = std::ceil(std::abs((static_cast<double>(limit) -
-                                         static_cast<double>(start)) /
-                                        static_cast<double>(delta)));
+    const double s = std::ceil(
+        std::abs((static_cast<double>(limit) - static_cast<double>(start)) /
+                 static_cast<double>(delta)));
     if (!(s >= 0 && s < 9.0e18)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "invalid range: start ", start, ", limit ", limit, ", delta ",
-          delta));
+      return absl::InvalidArgumentError(absl::StrCat("invalid range: start ",
+                                                     start, ", limit ", limit,
+                                                     ", delta ", delta));
     }
     size = static_cast<int64_t>(s);
   }
@@ -222,8 +220,7 @@ absl::Status RangeRun(KernelContext& ctx) {
     if (t->num_elements() != 1 || t->rank() > 1 || t->dtype() != ts.dtype()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected start, limit and delta to be scalars of one dtype, got ",
-          ts.DebugString(), ", ", tl.DebugString(), " and ",
-          td.DebugString()));
+          ts.DebugString(), ", ", tl.DebugString(), " and ", td.DebugString()));
     }
   }
   return ops::DispatchDType<float, double, int32_t, int64_t>(
@@ -245,14 +242,14 @@ class OneHotKernel : public Kernel {
     const Tensor& on = ctx.input(2);
     const Tensor& off = ctx.input(3);
     if (!ops::IsOneOf<uint8_t, int32_t, int64_t>(indices.dtype())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected indices of dtype uint8, int32 or int64, got ",
-          indices.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected indices of dtype uint8, int32 or int64, got ",
+                       indices.DebugString()));
     }
     if (ctx.input(1).rank() != 0 || ctx.input(1).dtype() != DType::kInt32) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected depth to be an int32 scalar, got ",
-          ctx.input(1).DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected depth to be an int32 scalar, got ",
+                       ctx.input(1).DebugString()));
     }
     const int64_t depth = *ctx.input(1).data<int32_t>();
     if (depth < 0) {
@@ -320,8 +317,7 @@ class ConstantFillKernel : public Kernel {
   ConstantFillKernel(DType dtype, bool ones) : dtype_(dtype), ones_(ones) {}
   absl::Status Run(KernelContext& ctx) const override {
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, ReadShape(ctx.input(0), "shape"));
-    GRAPHRT_ASSIGN_OR_RETURN(
-        Tensor one, CastScalar(ones_ ? 1.0 : 0.0, dtype_));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor one, CastScalar(ones_ ? 1.0 : 0.0, dtype_));
     return FillFrom(ctx, shape, one);
   }
 
@@ -329,14 +325,24 @@ class ConstantFillKernel : public Kernel {
   static absl::StatusOr<Tensor> CastScalar(double v, DType dtype) {
     GRAPHRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, Shape()));
     switch (dtype) {
-      case DType::kFloat32: *t.mutable_data<float>() = static_cast<float>(v); break;
-      case DType::kFloat64: *t.mutable_data<double>() = v; break;
-      case DType::kInt32: *t.mutable_data<int32_t>() = static_cast<int32_t>(v); break;
-      case DType::kInt64: *t.mutable_data<int64_t>() = static_cast<int64_t>(v); break;
-      case DType::kBool: *t.mutable_data<bool>() = v != 0; break;
+      case DType::kFloat32:
+        *t.mutable_data<float>() = static_cast<float>(v);
+        break;
+      case DType::kFloat64:
+        *t.mutable_data<double>() = v;
+        break;
+      case DType::kInt32:
+        *t.mutable_data<int32_t>() = static_cast<int32_t>(v);
+        break;
+      case DType::kInt64:
+        *t.mutable_data<int64_t>() = static_cast<int64_t>(v);
+        break;
+      case DType::kBool:
+        *t.mutable_data<bool>() = v != 0;
+        break;
       default:
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Ones/Zeros do not support ", DTypeName(dtype)));
+        return absl::InvalidArgumentError(
+            absl::StrCat("Ones/Zeros do not support ", DTypeName(dtype)));
     }
     return t;
   }

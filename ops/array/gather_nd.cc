@@ -26,9 +26,9 @@ absl::Status GatherNdRun(KernelContext& ctx) {
   const Tensor& params = ctx.input(0);
   const Tensor& indices = ctx.input(1);
   if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected indices of dtype int32 or int64, got ",
-        indices.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected indices of dtype int32 or int64, got ",
+                     indices.DebugString()));
   }
   if (indices.rank() < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -37,9 +37,9 @@ absl::Status GatherNdRun(KernelContext& ctx) {
   const int64_t depth = indices.dim(indices.rank() - 1);
   if (depth > params.rank()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "index innermost dimension length must be <= params rank; saw: ",
-        depth, " vs. ", params.rank(), " (params ", params.DebugString(),
-        ", indices ", indices.DebugString(), ")"));
+        "index innermost dimension length must be <= params rank; saw: ", depth,
+        " vs. ", params.rank(), " (params ", params.DebugString(), ", indices ",
+        indices.DebugString(), ")"));
   }
   const int k = static_cast<int>(depth);
   Shape out_shape;
@@ -48,7 +48,7 @@ absl::Status GatherNdRun(KernelContext& ctx) {
   const int64_t n = ops::DimProduct(indices.shape(), 0, indices.rank() - 1);
   const int64_t slice = ops::DimProduct(params.shape(), k, params.rank());
   // Offsets of every index tuple, checked before writing.
-  std::vector<int64_t> offsets(n);
+  GRAPHRT_ASSIGN_OR_RETURN(auto offsets, ops::ScratchArray<int64_t>::Make(n));
   for (int64_t i = 0; i < n; ++i) {
     int64_t off = 0;
     for (int j = 0; j < k; ++j) {

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -28,6 +29,12 @@
 
 namespace graphrt {
 namespace ops {
+
+// Per-dimension values of one kernel call (shapes, strides, begin/end/perm
+// lists, loop indices). Up to 8 entries live inline, so a kernel on tensors
+// of rank <= 8 keeps them off the heap: steady-state Runs make no heap call
+// for shape bookkeeping (tests/runtime/steady_state_alloc_test.cc).
+using DimVector = absl::InlinedVector<int64_t, 8>;
 
 // Carries a C++ element type into a generic lambda:
 //   [&](auto tag) { using T = typename decltype(tag)::type; ... }
@@ -107,8 +114,8 @@ inline absl::StatusOr<int64_t> ReadIntScalar(const Tensor& t,
 
 // Reads an int32/int64 scalar or vector as int64 values (a scalar gives
 // one value).
-inline absl::StatusOr<std::vector<int64_t>> ReadIntVector(
-    const Tensor& t, absl::string_view what) {
+inline absl::StatusOr<DimVector> ReadIntVector(const Tensor& t,
+                                               absl::string_view what) {
   if (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected ", what, " to be int32 or int64, got ", t.DebugString()));
@@ -117,7 +124,7 @@ inline absl::StatusOr<std::vector<int64_t>> ReadIntVector(
     return absl::InvalidArgumentError(absl::StrCat(
         "expected ", what, " to be a scalar or vector, got ", t.DebugString()));
   }
-  std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
+  DimVector out(static_cast<size_t>(t.num_elements()));
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     out[i] = t.dtype() == DType::kInt32 ? int64_t{t.data<int32_t>()[i]}
                                         : t.data<int64_t>()[i];
@@ -135,6 +142,45 @@ inline absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank,
   }
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
+
+// `size` uninitialized values of a trivially copyable T that a kernel needs
+// only during its call (lookup tables, row caches). Inside a Run the storage
+// comes from the Run's BufferPool (Tensor::AllocateUninitialized), so a
+// steady-state Run makes no heap call for it; elsewhere (a oneTBB worker of
+// a parallel loop, tests) it falls back to the heap.
+template <typename T>
+class ScratchArray {
+ public:
+  static_assert(std::is_trivially_copyable_v<T> &&
+                alignof(T) <= kTensorAlignment);
+
+  // Error: ResourceExhausted when `size` values do not fit in memory.
+  static absl::StatusOr<ScratchArray> Make(int64_t size) {
+    if (size < 0 || size > INT64_MAX / static_cast<int64_t>(sizeof(T))) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("scratch of ", size, " values of ", sizeof(T),
+                       " bytes does not fit in memory"));
+    }
+    absl::StatusOr<Tensor> storage = Tensor::AllocateUninitialized(
+        DType::kUInt8, Shape({size * static_cast<int64_t>(sizeof(T))}));
+    if (!storage.ok()) return storage.status();
+    return ScratchArray(*std::move(storage), size);
+  }
+
+  T* data() { return reinterpret_cast<T*>(storage_.raw_data()); }
+  const T* data() const {
+    return reinterpret_cast<const T*>(storage_.raw_data());
+  }
+  int64_t size() const { return size_; }
+  T& operator[](int64_t i) { return data()[i]; }
+  const T& operator[](int64_t i) const { return data()[i]; }
+
+ private:
+  ScratchArray(Tensor storage, int64_t size)
+      : storage_(std::move(storage)), size_(size) {}
+  Tensor storage_;
+  int64_t size_;
+};
 
 // Product of dims [begin, end) of `shape`.
 inline int64_t DimProduct(const Shape& shape, int begin, int end) {

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ops/array/array_ops.h"
@@ -26,17 +25,18 @@ namespace {
 
 enum class Mode { kConstant, kReflect, kSymmetric };
 
-absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> ReadPaddings(
-    const Tensor& x, const Tensor& p) {
+using Paddings = absl::InlinedVector<std::pair<int64_t, int64_t>, 8>;
+
+absl::StatusOr<Paddings> ReadPaddings(const Tensor& x, const Tensor& p) {
   if (p.rank() != 2 || p.dim(0) != x.rank() || p.dim(1) != 2) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected paddings of shape [", x.rank(), ",2] for input ",
                      x.DebugString(), ", got ", p.DebugString()));
   }
   GRAPHRT_ASSIGN_OR_RETURN(Tensor flat, p.Reshaped(Shape({p.num_elements()})));
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> v,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector v,
                            ops::ReadIntVector(flat, "paddings"));
-  std::vector<std::pair<int64_t, int64_t>> out(x.rank());
+  Paddings out(x.rank());
   for (int i = 0; i < x.rank(); ++i) {
     out[i] = {v[2 * i], v[2 * i + 1]};
     if (out[i].first < 0 || out[i].second < 0) {
@@ -58,10 +58,10 @@ int64_t MapIndex(int64_t j, int64_t before, int64_t d, Mode mode) {
 }
 
 absl::Status PadImpl(KernelContext& ctx, const Tensor& x,
-                     const std::vector<std::pair<int64_t, int64_t>>& pads,
+                     absl::Span<const std::pair<int64_t, int64_t>> pads,
                      Mode mode, const Tensor* constant) {
   const int rank = x.rank();
-  std::vector<int64_t> out_dims(rank);
+  ops::DimVector out_dims(rank);
   for (int i = 0; i < rank; ++i) {
     const int64_t d = x.dim(i);
     const auto [a, b] = pads[i];
@@ -100,15 +100,23 @@ absl::Status PadImpl(KernelContext& ctx, const Tensor& x,
     ops::CopyElements(x.dtype(), x.raw_data(), 0, out->raw_data(), 0, n);
     return absl::OkStatus();
   }
-  // Per-dim output -> source maps.
-  std::vector<std::vector<int64_t>> maps(r);
+  // Per-dim output -> source maps, in one scratch tensor from the Run's
+  // pool (no heap call in steady state).
+  int64_t map_size = 0;
+  for (int i = 0; i < r; ++i) map_size += out_dims[i];
+  GRAPHRT_ASSIGN_OR_RETURN(
+      Tensor map_storage,
+      Tensor::AllocateUninitialized(DType::kInt64, Shape({map_size})));
+  absl::InlinedVector<const int64_t*, 8> maps(r);
+  int64_t* next_map = map_storage.mutable_data<int64_t>();
   for (int i = 0; i < r; ++i) {
-    maps[i].resize(out_dims[i]);
     for (int64_t j = 0; j < out_dims[i]; ++j) {
-      maps[i][j] = MapIndex(j, pads[i].first, x.dim(i), mode);
+      next_map[j] = MapIndex(j, pads[i].first, x.dim(i), mode);
     }
+    maps[i] = next_map;
+    next_map += out_dims[i];
   }
-  const std::vector<int64_t> in_strides = ops::RowMajorStrides(x.shape());
+  const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
   const int64_t inner = out_dims[r - 1] * block;  // elements per output row
   const int64_t rows = n / inner;
   const int64_t in_inner = x.dim(r - 1) * block;
@@ -144,7 +152,7 @@ absl::Status PadImpl(KernelContext& ctx, const Tensor& x,
           std::copy(srow, srow + in_inner, d + before);
           std::fill(d + before + in_inner, d + inner, c);
         } else {
-          const std::vector<int64_t>& m = maps[r - 1];
+          const int64_t* m = maps[r - 1];
           for (int64_t j = 0; j < out_dims[r - 1]; ++j) {
             std::copy(srow + m[j] * block, srow + (m[j] + 1) * block,
                       d + j * block);

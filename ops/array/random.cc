@@ -61,15 +61,15 @@ class RandomKernel : public Kernel {
       // Nondeterministic: clock, kernel address and a process counter
       // (std::random_device may throw, so it is not used).
       static std::atomic<uint64_t> kernels{0};
-      base_ = Mix(static_cast<uint64_t>(
-                      std::chrono::high_resolution_clock::now()
-                          .time_since_epoch()
-                          .count()) ^
-                  Mix(reinterpret_cast<uintptr_t>(this)) ^
-                  Mix(kernels.fetch_add(1) + 0x5eed));
+      base_ =
+          Mix(static_cast<uint64_t>(std::chrono::high_resolution_clock::now()
+                                        .time_since_epoch()
+                                        .count()) ^
+              Mix(reinterpret_cast<uintptr_t>(this)) ^
+              Mix(kernels.fetch_add(1) + 0x5eed));
     } else {
-      base_ = Mix(Mix(static_cast<uint64_t>(seed)) ^
-                  static_cast<uint64_t>(seed2));
+      base_ =
+          Mix(Mix(static_cast<uint64_t>(seed)) ^ static_cast<uint64_t>(seed2));
     }
   }
 
@@ -84,16 +84,15 @@ class RandomKernel : public Kernel {
 
 absl::StatusOr<Shape> ReadShapeInput(const Tensor& t) {
   if (t.rank() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected shape to be a vector, got ", t.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected shape to be a vector, got ", t.DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                           ops::ReadIntVector(t, "shape"));
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector dims, ops::ReadIntVector(t, "shape"));
   auto s = Shape::Make(dims);
   if (!s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid shape [", absl::StrJoin(dims, ","), "]: ",
-        s.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid shape [", absl::StrJoin(dims, ","),
+                     "]: ", s.status().message()));
   }
   return *s;
 }
@@ -117,7 +116,8 @@ class FloatRandomKernel : public RandomKernel {
           T* o = out->mutable_data<T>();
           ops::ParallelFor(out->num_elements(), 1 << 14,
                            [&](int64_t b, int64_t e) {
-                             for (int64_t i = b; i < e; ++i) o[i] = Sample<T>(key, i);
+                             for (int64_t i = b; i < e; ++i)
+                               o[i] = Sample<T>(key, i);
                            });
           return absl::OkStatus();
         });
@@ -161,10 +161,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateFloatRandom(
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(int64_t seed, attrs.GetInt("seed", 0));
   GRAPHRT_ASSIGN_OR_RETURN(int64_t seed2, attrs.GetInt("seed2", 0));
-  GRAPHRT_ASSIGN_OR_RETURN(DType dtype, attrs.GetType("dtype", DType::kFloat32));
+  GRAPHRT_ASSIGN_OR_RETURN(DType dtype,
+                           attrs.GetType("dtype", DType::kFloat32));
   if (!ops::IsOneOf<float, double, float16, bfloat16>(dtype)) {
-    return attrs.Error("dtype", absl::StrCat("must be a float type, got ",
-                                             DTypeName(dtype)));
+    return attrs.Error(
+        "dtype", absl::StrCat("must be a float type, got ", DTypeName(dtype)));
   }
   return std::unique_ptr<Kernel>(
       new FloatRandomKernel(seed, seed2, dtype, dist));
@@ -192,10 +193,11 @@ class RandomUniformIntKernel : public RandomKernel {
                              ctx.allocate_output(0, lo_t.dtype(), shape));
     if (out->num_elements() == 0) return absl::OkStatus();
     if (lo >= hi) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "need minval < maxval, got ", lo, " >= ", hi));
+      return absl::InvalidArgumentError(
+          absl::StrCat("need minval < maxval, got ", lo, " >= ", hi));
     }
-    const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    const uint64_t range =
+        static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
     const uint64_t key = NextKey();
     const bool is32 = lo_t.dtype() == DType::kInt32;
     void* o = out->raw_data();
@@ -204,8 +206,8 @@ class RandomUniformIntKernel : public RandomKernel {
         // 128-bit multiply-shift: unbiased enough for any range < 2^64.
         const unsigned __int128 m =
             static_cast<unsigned __int128>(Bits(key, i)) * range;
-        const uint64_t v = static_cast<uint64_t>(lo) +
-                           static_cast<uint64_t>(m >> 64);
+        const uint64_t v =
+            static_cast<uint64_t>(lo) + static_cast<uint64_t>(m >> 64);
         if (is32) {
           static_cast<int32_t*>(o)[i] = static_cast<int32_t>(v);
         } else {
@@ -236,9 +238,9 @@ class MultinomialKernel : public RandomKernel {
     GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2));
     const Tensor& logits = ctx.input(0);
     if (logits.rank() != 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected logits to be 2-D [batch, classes], got ",
-          logits.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected logits to be 2-D [batch, classes], got ",
+                       logits.DebugString()));
     }
     GRAPHRT_ASSIGN_OR_RETURN(int64_t num_samples,
                              ops::ReadIntScalar(ctx.input(1), "num_samples"));
@@ -255,8 +257,7 @@ class MultinomialKernel : public RandomKernel {
     if (out_type_ == DType::kInt32 && classes > INT32_MAX) {
       return absl::InvalidArgumentError("num_classes does not fit in int32");
     }
-    GRAPHRT_ASSIGN_OR_RETURN(Shape shape,
-                             Shape::Make({batch, num_samples}));
+    GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({batch, num_samples}));
     GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
                              ctx.allocate_output(0, out_type_, shape));
     const uint64_t key = NextKey();
@@ -280,8 +281,8 @@ class MultinomialKernel : public RandomKernel {
             for (int64_t s = 0; s < num_samples; ++s) {
               const uint64_t pos = static_cast<uint64_t>(b * num_samples + s);
               const double u = Uniform01(key, pos) * total;
-              int64_t k = std::upper_bound(cdf.begin(), cdf.end(), u) -
-                          cdf.begin();
+              int64_t k =
+                  std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
               if (k >= classes) k = classes - 1;
               if (out_type_ == DType::kInt32) {
                 out->mutable_data<int32_t>()[pos] = static_cast<int32_t>(k);
@@ -306,9 +307,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateMultinomial(
   GRAPHRT_ASSIGN_OR_RETURN(DType out,
                            attrs.GetType("output_dtype", DType::kInt64));
   if (out != DType::kInt32 && out != DType::kInt64) {
-    return attrs.Error("output_dtype", absl::StrCat(
-                                           "must be int32 or int64, got ",
-                                           DTypeName(out)));
+    return attrs.Error(
+        "output_dtype",
+        absl::StrCat("must be int32 or int64, got ", DTypeName(out)));
   }
   return std::unique_ptr<Kernel>(new MultinomialKernel(seed, seed2, out));
 }

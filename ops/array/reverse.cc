@@ -20,7 +20,7 @@ absl::Status EmitReversed(KernelContext& ctx, const Tensor& x,
   GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
                            ctx.allocate_output(0, x.dtype(), x.shape()));
   if (out->num_elements() == 0) return absl::OkStatus();
-  std::vector<int64_t> strides = ops::RowMajorStrides(x.shape());
+  ops::DimVector strides = ops::RowMajorStrides(x.shape());
   int64_t offset = 0;
   for (int i = 0; i < x.rank(); ++i) {
     if (!flip[i]) continue;
@@ -54,7 +54,7 @@ absl::Status ReverseV2Run(KernelContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected axis to be a vector, got ", ctx.input(1).DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector axes,
                            ops::ReadIntVector(ctx.input(1), "axis"));
   std::vector<bool> flip(x.rank(), false);
   for (int64_t a : axes) {

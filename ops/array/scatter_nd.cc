@@ -34,9 +34,9 @@ inline int64_t IndexAt(const Tensor& t, int64_t i) {
 
 absl::Status CheckIndices(const Tensor& indices) {
   if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected indices of dtype int32 or int64, got ",
-        indices.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected indices of dtype int32 or int64, got ",
+                     indices.DebugString()));
   }
   return absl::OkStatus();
 }
@@ -70,10 +70,10 @@ absl::StatusOr<ScatterPlan> PlanScatter(const Tensor& indices,
   const int batch = indices.rank() - 1;
   const int64_t depth = indices.dim(batch);
   if (depth > shape.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "index innermost dimension length ", depth,
-        " must be <= output rank ", shape.rank(), " (indices ",
-        indices.DebugString(), ", shape ", shape.ToString(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("index innermost dimension length ", depth,
+                     " must be <= output rank ", shape.rank(), " (indices ",
+                     indices.DebugString(), ", shape ", shape.ToString(), ")"));
   }
   const int k = static_cast<int>(depth);
   // updates.shape must be indices.shape[:-1] + shape[K:].
@@ -82,17 +82,17 @@ absl::StatusOr<ScatterPlan> PlanScatter(const Tensor& indices,
   for (int i = k; i < shape.rank(); ++i) want.AddDim(shape.dim(i));
   if (updates.shape() != want) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "updates must have shape indices.shape[:-1] + shape[", k, ":] = ",
-        want.ToString(), ", got ", updates.DebugString(), " (indices ",
+        "updates must have shape indices.shape[:-1] + shape[", k,
+        ":] = ", want.ToString(), ", got ", updates.DebugString(), " (indices ",
         indices.DebugString(), ", shape ", shape.ToString(), ")"));
   }
   ScatterPlan plan;
   plan.slice = ops::DimProduct(shape, k, shape.rank());
   const int64_t n = ops::DimProduct(indices.shape(), 0, batch);
   if (n > 0 && shape.num_elements() == 0 && plan.slice != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "indices and updates specified for empty output shape ",
-        shape.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("indices and updates specified for empty output shape ",
+                     shape.ToString()));
   }
   plan.offsets.resize(n);
   for (int64_t i = 0; i < n; ++i) {
@@ -102,9 +102,9 @@ absl::StatusOr<ScatterPlan> PlanScatter(const Tensor& indices,
       if (v < 0 || v >= shape.dim(j)) {
         std::vector<int64_t> tuple(k);
         for (int t = 0; t < k; ++t) tuple[t] = IndexAt(indices, i * k + t);
-        return absl::InvalidArgumentError(absl::StrCat(
-            "indices[", i, "] = [", absl::StrJoin(tuple, ", "),
-            "] does not index into shape ", shape.ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("indices[", i, "] = [", absl::StrJoin(tuple, ", "),
+                         "] does not index into shape ", shape.ToString()));
       }
       off = off * shape.dim(j) + v;
     }
@@ -124,13 +124,13 @@ absl::Status ScatterNdRun(KernelContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected shape to be a vector, got ", shape_t.DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector dims,
                            ops::ReadIntVector(shape_t, "shape"));
   auto shape = Shape::Make(dims);
   if (!shape.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid shape [", absl::StrJoin(dims, ","), "]: ",
-        shape.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid shape [", absl::StrJoin(dims, ","),
+                     "]: ", shape.status().message()));
   }
   GRAPHRT_ASSIGN_OR_RETURN(ScatterPlan plan,
                            PlanScatter(indices, updates, *shape));
@@ -160,9 +160,9 @@ absl::Status TensorScatterUpdateRun(KernelContext& ctx) {
   const Tensor& indices = ctx.input(1);
   const Tensor& updates = ctx.input(2);
   if (updates.dtype() != tensor.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected updates of dtype ", DTypeName(tensor.dtype()), ", got ",
-        updates.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected updates of dtype ", DTypeName(tensor.dtype()),
+                     ", got ", updates.DebugString()));
   }
   GRAPHRT_ASSIGN_OR_RETURN(ScatterPlan plan,
                            PlanScatter(indices, updates, tensor.shape()));
@@ -204,30 +204,31 @@ class SparseToDenseKernel : public Kernel {
           "output_shape must be a vector of ", ndims,
           " elements (one per index column), got ", shape_t.DebugString()));
     }
-    GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+    GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector dims,
                              ops::ReadIntVector(shape_t, "output_shape"));
     auto shape = Shape::Make(dims);
     if (!shape.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "invalid output_shape [", absl::StrJoin(dims, ","), "]: ",
-          shape.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid output_shape [", absl::StrJoin(dims, ","),
+                       "]: ", shape.status().message()));
     }
     if (!(values.rank() == 0 ||
           (values.rank() == 1 && values.num_elements() == num))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "sparse_values must be a scalar or a vector of ", num,
-          " elements, got ", values.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("sparse_values must be a scalar or a vector of ", num,
+                       " elements, got ", values.DebugString()));
     }
     if (def.rank() != 0 || def.dtype() != values.dtype()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "default_value must be a scalar of dtype ",
-          DTypeName(values.dtype()), ", got ", def.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("default_value must be a scalar of dtype ",
+                       DTypeName(values.dtype()), ", got ", def.DebugString()));
     }
     // Offsets, with bounds (always) and order (validate_indices) checks.
     std::vector<int64_t> offsets(num);
     auto tuple_str = [&](int64_t i) {
       std::vector<int64_t> t(ndims);
-      for (int64_t j = 0; j < ndims; ++j) t[j] = IndexAt(indices, i * ndims + j);
+      for (int64_t j = 0; j < ndims; ++j)
+        t[j] = IndexAt(indices, i * ndims + j);
       return absl::StrCat("[", absl::StrJoin(t, ","), "]");
     };
     for (int64_t i = 0; i < num; ++i) {
@@ -235,10 +236,10 @@ class SparseToDenseKernel : public Kernel {
       for (int64_t j = 0; j < ndims; ++j) {
         const int64_t v = IndexAt(indices, i * ndims + j);
         if (v < 0 || v >= dims[j]) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "sparse_indices[", i, "] = ", tuple_str(i),
-              " is out of bounds: need 0 <= index < [",
-              absl::StrJoin(dims, ","), "]"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("sparse_indices[", i, "] = ", tuple_str(i),
+                           " is out of bounds: need 0 <= index < [",
+                           absl::StrJoin(dims, ","), "]"));
         }
         off = off * dims[j] + v;
       }

@@ -11,8 +11,8 @@
 // range. The result is one strided view copy (strided_copy.h).
 #include <cstdint>
 #include <memory>
-#include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ops/array/array_ops.h"
@@ -26,9 +26,8 @@ namespace {
 
 absl::Status CheckIndexVector(const Tensor& t, absl::string_view what) {
   if (t.rank() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected ", what, " to be a vector, got ",
-                     t.DebugString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", what, " to be a vector, got ", t.DebugString()));
   }
   return absl::OkStatus();
 }
@@ -40,9 +39,9 @@ absl::Status SliceRun(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   GRAPHRT_RETURN_IF_ERROR(CheckIndexVector(ctx.input(1), "begin"));
   GRAPHRT_RETURN_IF_ERROR(CheckIndexVector(ctx.input(2), "size"));
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> begin,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector begin,
                            ops::ReadIntVector(ctx.input(1), "begin"));
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> size,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector size,
                            ops::ReadIntVector(ctx.input(2), "size"));
   const int rank = x.rank();
   if (static_cast<int>(begin.size()) != rank ||
@@ -52,23 +51,23 @@ absl::Status SliceRun(KernelContext& ctx) {
         x.DebugString(), "), got begin [", absl::StrJoin(begin, ","),
         "] and size [", absl::StrJoin(size, ","), "]"));
   }
-  const std::vector<int64_t> in_strides = ops::RowMajorStrides(x.shape());
+  const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
   Shape out_shape;
   int64_t offset = 0;
   for (int i = 0; i < rank; ++i) {
     const int64_t d = x.dim(i);
     if (begin[i] < 0 || begin[i] > d) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected begin[", i, "] in [0, ", d, "] for input ",
-          x.DebugString(), ", got ", begin[i]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected begin[", i, "] in [0, ", d, "] for input ",
+                       x.DebugString(), ", got ", begin[i]));
     }
     int64_t s = size[i];
     if (s == -1) s = d - begin[i];
     if (s < 0 || s > d - begin[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected size[", i, "] in [0, ", d - begin[i], "] (or -1) for begin[",
-          i, "] = ", begin[i], " and input ", x.DebugString(), ", got ",
-          size[i]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected size[", i, "] in [0, ", d - begin[i],
+                       "] (or -1) for begin[", i, "] = ", begin[i],
+                       " and input ", x.DebugString(), ", got ", size[i]));
     }
     out_shape.AddDim(s);
     if (s > 0) offset += begin[i] * in_strides[i];
@@ -114,20 +113,18 @@ class StridedSliceKernel : public Kernel {
         et.num_elements() != st.num_elements() || bt.num_elements() >= 32) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected begin, end, and strides to be 1-D equal size tensors "
-          "(fewer than 32 elements), got ", bt.DebugString(), ", ",
-          et.DebugString(), " and ", st.DebugString()));
+          "(fewer than 32 elements), got ",
+          bt.DebugString(), ", ", et.DebugString(), " and ", st.DebugString()));
     }
     if (bt.dtype() != st.dtype() || et.dtype() != st.dtype()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected begin, end and strides of one dtype, got ",
-          bt.DebugString(), ", ", et.DebugString(), " and ",
-          st.DebugString()));
+          bt.DebugString(), ", ", et.DebugString(), " and ", st.DebugString()));
     }
-    GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> sb,
+    GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector sb,
                              ops::ReadIntVector(bt, "begin"));
-    GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> se,
-                             ops::ReadIntVector(et, "end"));
-    GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> ss,
+    GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector se, ops::ReadIntVector(et, "end"));
+    GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector ss,
                              ops::ReadIntVector(st, "strides"));
     int sparse_dims = static_cast<int>(ss.size());
     int64_t ellipsis = m_.ellipsis;
@@ -144,10 +141,11 @@ class StridedSliceKernel : public Kernel {
     }
     // Step 2: dense spec over the input dims.
     const int rank = x.rank();
-    std::vector<int64_t> begin(rank, 0), end(rank, 0), stride(rank, 1);
-    std::vector<bool> bmask(rank, false), emask(rank, false),
+    ops::DimVector begin(rank, 0), end(rank, 0), stride(rank, 1);
+    absl::InlinedVector<bool, 8> bmask(rank, false), emask(rank, false),
         shrink(rank, false);
-    std::vector<int> gather;  // final shape: dense dim, kNewAxis, kShrinkAxis
+    absl::InlinedVector<int, 8>
+        gather;  // final shape: dense dim, kNewAxis, kShrinkAxis
     int full = 0;
     for (int i = 0; i < sparse_dims; ++i) {
       if (ellipsis >> i & 1) {
@@ -182,7 +180,7 @@ class StridedSliceKernel : public Kernel {
       }
     }
     // Step 3: canonical begin/end and processing sizes.
-    std::vector<int64_t> sizes(rank);
+    ops::DimVector sizes(rank);
     for (int i = 0; i < rank; ++i) {
       const int64_t s = stride[i];
       const int64_t d = x.dim(i);
@@ -198,9 +196,9 @@ class StridedSliceKernel : public Kernel {
         }
         const int64_t b = begin[i] < 0 ? d + begin[i] : begin[i];
         if (b < 0 || b >= d) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "slice index ", begin[i], " of dimension ", i,
-              " out of bounds for input ", x.DebugString()));
+          return absl::InvalidArgumentError(
+              absl::StrCat("slice index ", begin[i], " of dimension ", i,
+                           " out of bounds for input ", x.DebugString()));
         }
         begin[i] = b;
         sizes[i] = 1;
@@ -234,8 +232,8 @@ class StridedSliceKernel : public Kernel {
     GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
                              ctx.allocate_output(0, x.dtype(), out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
-    const std::vector<int64_t> in_strides = ops::RowMajorStrides(x.shape());
-    std::vector<int64_t> view_strides(rank);
+    const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
+    ops::DimVector view_strides(rank);
     int64_t offset = 0;
     for (int i = 0; i < rank; ++i) {
       offset += begin[i] * in_strides[i];

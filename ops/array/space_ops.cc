@@ -35,8 +35,8 @@ class DepthSpaceKernel : public Kernel {
     GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 1));
     const Tensor& x = ctx.input(0);
     if (x.rank() != 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected a 4-D input, got ", x.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected a 4-D input, got ", x.DebugString()));
     }
     const int64_t bs = bs_;
     const int64_t n = x.dim(0);
@@ -47,9 +47,11 @@ class DepthSpaceKernel : public Kernel {
     Shape out_shape;
     if (to_space_) {
       if (c % (bs * bs) != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input depth ", c, " should be divisible by block_size * "
-            "block_size = ", bs * bs, " (input ", x.DebugString(), ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("input depth ", c,
+                         " should be divisible by block_size * "
+                         "block_size = ",
+                         bs * bs, " (input ", x.DebugString(), ")"));
       }
       const int64_t oc = c / (bs * bs);
       if (!nchw_) {
@@ -65,10 +67,10 @@ class DepthSpaceKernel : public Kernel {
       }
     } else {
       if (h % bs != 0 || w % bs != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "image height ", h, " and width ", w,
-            " should be divisible by block_size ", bs, " (input ",
-            x.DebugString(), ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("image height ", h, " and width ", w,
+                         " should be divisible by block_size ", bs, " (input ",
+                         x.DebugString(), ")"));
       }
       const int64_t oh = h / bs, ow = w / bs;
       if (!nchw_) {
@@ -118,7 +120,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDepthSpace(
 // -------------------------------------- SpaceToBatchND, BatchToSpaceND
 
 struct BlockSpec {
-  std::vector<int64_t> block;
+  ops::DimVector block;
   std::vector<std::pair<int64_t, int64_t>> pads;  // paddings or crops
 };
 
@@ -131,9 +133,9 @@ absl::StatusOr<BlockSpec> ReadBlockSpec(const Tensor& x, const Tensor& bt,
   }
   const int64_t m = bt.num_elements();
   if (pt.rank() != 2 || pt.dim(0) != m || pt.dim(1) != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected ", pad_name, " of shape [", m, ",2], got ",
-        pt.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", pad_name, " of shape [", m, ",2], got ",
+                     pt.DebugString()));
   }
   if (m < 1 || x.rank() < m + 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -141,22 +143,21 @@ absl::StatusOr<BlockSpec> ReadBlockSpec(const Tensor& x, const Tensor& bt,
         " >= 1), got ", x.DebugString()));
   }
   BlockSpec spec;
-  GRAPHRT_ASSIGN_OR_RETURN(spec.block,
-                           ops::ReadIntVector(bt, "block_shape"));
+  GRAPHRT_ASSIGN_OR_RETURN(spec.block, ops::ReadIntVector(bt, "block_shape"));
   GRAPHRT_ASSIGN_OR_RETURN(Tensor flat, pt.Reshaped(Shape({2 * m})));
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> p,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector p,
                            ops::ReadIntVector(flat, pad_name));
   for (int64_t i = 0; i < m; ++i) {
     if (spec.block[i] < 1 || spec.block[i] > (int64_t{1} << 31)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "block_shape must be positive, got [",
-          absl::StrJoin(spec.block, ","), "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("block_shape must be positive, got [",
+                       absl::StrJoin(spec.block, ","), "]"));
     }
     if (p[2 * i] < 0 || p[2 * i + 1] < 0 || p[2 * i] > (int64_t{1} << 40) ||
         p[2 * i + 1] > (int64_t{1} << 40)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          pad_name, " must be non-negative, got [", absl::StrJoin(p, ","),
-          "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(pad_name, " must be non-negative, got [",
+                       absl::StrJoin(p, ","), "]"));
     }
     spec.pads.push_back({p[2 * i], p[2 * i + 1]});
   }
@@ -170,9 +171,9 @@ class SpaceBatchKernel : public Kernel {
   absl::Status Run(KernelContext& ctx) const override {
     GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 3));
     const Tensor& x = ctx.input(0);
-    GRAPHRT_ASSIGN_OR_RETURN(
-        BlockSpec spec, ReadBlockSpec(x, ctx.input(1), ctx.input(2),
-                                      to_batch_ ? "paddings" : "crops"));
+    GRAPHRT_ASSIGN_OR_RETURN(BlockSpec spec,
+                             ReadBlockSpec(x, ctx.input(1), ctx.input(2),
+                                           to_batch_ ? "paddings" : "crops"));
     const int m = static_cast<int>(spec.block.size());
     const int rank = x.rank();
     int64_t prod = 1;
@@ -197,17 +198,17 @@ class SpaceBatchKernel : public Kernel {
         if (padded % spec.block[i] != 0) {
           return absl::InvalidArgumentError(absl::StrCat(
               "padded spatial dim ", i, " (", padded,
-              ") must be divisible by block_shape[", i, "] = ",
-              spec.block[i], " (input ", x.DebugString(), ")"));
+              ") must be divisible by block_shape[", i, "] = ", spec.block[i],
+              " (input ", x.DebugString(), ")"));
         }
         out_dims[i + 1] = padded / spec.block[i];
       }
     } else {
       if (in_batch % prod != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input batch dimension ", in_batch,
-            " must be divisible by the product of block_shape (", prod,
-            "), input ", x.DebugString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("input batch dimension ", in_batch,
+                         " must be divisible by the product of block_shape (",
+                         prod, "), input ", x.DebugString()));
       }
       out_batch = in_batch / prod;
       for (int i = 0; i < m; ++i) {
@@ -233,14 +234,14 @@ class SpaceBatchKernel : public Kernel {
       return absl::OkStatus();
     }
     const int64_t inner = ops::DimProduct(x.shape(), m + 1, rank);
-    const std::vector<int64_t> in_strides = ops::RowMajorStrides(x.shape());
+    const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
     // Rows of the output: [batch, spatial...]; each maps to one input row.
     const int64_t rows = out->num_elements() / inner;
     const DType dtype = x.dtype();
     const int64_t min_rows =
         std::max<int64_t>(1, ops::kParallelMinElements / inner);
     ops::ParallelFor(rows, min_rows, [&](int64_t b, int64_t e) {
-      std::vector<int64_t> pos(m);
+      ops::DimVector pos(m);
       for (int64_t r = b; r < e; ++r) {
         // Output multi-index over [batch, spatial...].
         int64_t rem = r;

@@ -19,7 +19,7 @@ namespace {
 
 // Sets output i to x[..., starts[i] : starts[i] + sizes[i], ...] along axis.
 absl::Status EmitParts(KernelContext& ctx, const Tensor& x, int axis,
-                       const std::vector<int64_t>& sizes) {
+                       absl::Span<const int64_t> sizes) {
   const int64_t outer = ops::DimProduct(x.shape(), 0, axis);
   const int64_t inner = ops::DimProduct(x.shape(), axis + 1, x.rank());
   const int64_t n = x.dim(axis);
@@ -53,11 +53,12 @@ class SplitKernel : public Kernel {
     if (x.dim(axis) % num_split_ != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "number of ways to split should evenly divide the split dimension, "
-          "but got split_dim ", axis, " (size = ", x.dim(axis), ") and num_split ",
-          num_split_, " for input ", x.DebugString()));
+          "but got split_dim ",
+          axis, " (size = ", x.dim(axis), ") and num_split ", num_split_,
+          " for input ", x.DebugString()));
     }
     return EmitParts(ctx, x, axis,
-                     std::vector<int64_t>(num_split_, x.dim(axis) / num_split_));
+                     ops::DimVector(num_split_, x.dim(axis) / num_split_));
   }
 
  private:
@@ -71,16 +72,16 @@ class SplitVKernel : public Kernel {
   absl::Status Run(KernelContext& ctx) const override {
     GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 3));
     const Tensor& x = ctx.input(0);
-    GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
+    GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector sizes,
                              ops::ReadIntVector(ctx.input(1), "size_splits"));
     GRAPHRT_ASSIGN_OR_RETURN(int64_t axis_value,
                              ops::ReadIntScalar(ctx.input(2), "axis"));
     GRAPHRT_ASSIGN_OR_RETURN(const int axis,
                              ops::NormalizeAxis(axis_value, x.rank(), "axis"));
     if (static_cast<int64_t>(sizes.size()) != num_split_) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "size_splits [", absl::StrJoin(sizes, ","), "] must have num_split = ",
-          num_split_, " elements"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("size_splits [", absl::StrJoin(sizes, ","),
+                       "] must have num_split = ", num_split_, " elements"));
     }
     const int64_t n = x.dim(axis);
     int neg = -1;
@@ -88,9 +89,9 @@ class SplitVKernel : public Kernel {
     for (size_t i = 0; i < sizes.size(); ++i) {
       if (sizes[i] == -1) {
         if (neg >= 0) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "there can only be one -1 in size_splits [",
-              absl::StrJoin(sizes, ","), "]"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("there can only be one -1 in size_splits [",
+                           absl::StrJoin(sizes, ","), "]"));
         }
         neg = static_cast<int>(i);
       } else if (sizes[i] < 0 || sizes[i] > n || total + sizes[i] > n) {
@@ -105,10 +106,10 @@ class SplitVKernel : public Kernel {
     if (neg >= 0) {
       sizes[neg] = n - total;
     } else if (total != n) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "size_splits [", absl::StrJoin(sizes, ","),
-          "] must sum to the size of split dimension ", axis, " (", n,
-          ") of ", x.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("size_splits [", absl::StrJoin(sizes, ","),
+                       "] must sum to the size of split dimension ", axis, " (",
+                       n, ") of ", x.DebugString()));
     }
     return EmitParts(ctx, x, axis, sizes);
   }

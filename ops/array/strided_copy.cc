@@ -10,8 +10,8 @@ namespace {
 constexpr int64_t kTile = 32;
 
 struct Collapsed {
-  std::vector<int64_t> dims;
-  std::vector<int64_t> strides;
+  DimVector dims;
+  DimVector strides;
 };
 
 // Drops size-1 dims and merges a dim into the next when they are
@@ -27,8 +27,7 @@ Collapsed Collapse(absl::Span<const int64_t> dims,
   // Merge from the inside out.
   Collapsed m;
   for (size_t i = 0; i < c.dims.size(); ++i) {
-    if (!m.dims.empty() &&
-        m.strides.back() == c.strides[i] * c.dims[i]) {
+    if (!m.dims.empty() && m.strides.back() == c.strides[i] * c.dims[i]) {
       m.dims.back() *= c.dims[i];
       m.strides.back() = c.strides[i];
     } else {
@@ -124,8 +123,8 @@ void StridedCopy(DType dtype, const void* src, int64_t offset,
   });
 }
 
-std::vector<int64_t> RowMajorStrides(const Shape& shape) {
-  std::vector<int64_t> s(shape.rank());
+DimVector RowMajorStrides(const Shape& shape) {
+  DimVector s(shape.rank());
   int64_t acc = 1;
   for (int i = shape.rank() - 1; i >= 0; --i) {
     s[i] = acc;

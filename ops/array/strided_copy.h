@@ -79,7 +79,7 @@ void StridedCopy(DType dtype, const void* src, int64_t offset,
                  absl::Span<const int64_t> strides, void* dst);
 
 // Row-major element strides of `shape`.
-std::vector<int64_t> RowMajorStrides(const Shape& shape);
+DimVector RowMajorStrides(const Shape& shape);
 
 }  // namespace ops
 }  // namespace graphrt

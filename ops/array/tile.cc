@@ -27,19 +27,19 @@ absl::Status TileRun(KernelContext& ctx) {
         "expected multiples to be a vector of length ", x.rank(),
         " (the rank of ", x.DebugString(), "), got ", mt.DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> m,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector m,
                            ops::ReadIntVector(mt, "multiples"));
   const int rank = x.rank();
-  std::vector<int64_t> out_dims(rank);
+  ops::DimVector out_dims(rank);
   for (int i = 0; i < rank; ++i) {
     if (m[i] < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("expected multiples[", i, "] >= 0, got ", m[i]));
     }
     if (x.dim(i) != 0 && m[i] > INT64_MAX / x.dim(i)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tiling ", x.DebugString(), " by [", absl::StrJoin(m, ","),
-          "] overflows"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tiling ", x.DebugString(), " by [",
+                       absl::StrJoin(m, ","), "] overflows"));
     }
     out_dims[i] = x.dim(i) * m[i];
   }
@@ -47,7 +47,7 @@ absl::Status TileRun(KernelContext& ctx) {
   GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
                            ctx.allocate_output(0, x.dtype(), out_shape));
   if (out->num_elements() == 0) return absl::OkStatus();
-  const std::vector<int64_t> in_strides = ops::RowMajorStrides(x.shape());
+  const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
   std::vector<int64_t> dims, strides;
   for (int i = 0; i < rank; ++i) {
     dims.push_back(m[i]);
@@ -66,23 +66,23 @@ absl::Status BroadcastToRun(KernelContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected shape to be a vector, got ", ctx.input(1).DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector dims,
                            ops::ReadIntVector(ctx.input(1), "shape"));
   for (int64_t d : dims) {
     if (d < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected a non-negative shape, got [", absl::StrJoin(dims, ","),
-          "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected a non-negative shape, got [",
+                       absl::StrJoin(dims, ","), "]"));
     }
   }
   const int rank = static_cast<int>(dims.size());
   if (x.rank() > rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rank of input ", x.DebugString(),
-        " must be no greater than the rank of the output shape [",
-        absl::StrJoin(dims, ","), "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rank of input ", x.DebugString(),
+                     " must be no greater than the rank of the output shape [",
+                     absl::StrJoin(dims, ","), "]"));
   }
-  const std::vector<int64_t> in_strides = ops::RowMajorStrides(x.shape());
+  const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
   std::vector<int64_t> strides(rank, 0);
   const int lead = rank - x.rank();
   for (int i = 0; i < x.rank(); ++i) {
@@ -108,29 +108,27 @@ absl::Status BroadcastArgsRun(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   if (a.rank() != 1 || b.rank() != 1 || a.dtype() != b.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected s0 and s1 to be vectors of one dtype, got ",
-        a.DebugString(), " and ", b.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected s0 and s1 to be vectors of one dtype, got ",
+                     a.DebugString(), " and ", b.DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> x,
-                           ops::ReadIntVector(a, "s0"));
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> y,
-                           ops::ReadIntVector(b, "s1"));
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector x, ops::ReadIntVector(a, "s0"));
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector y, ops::ReadIntVector(b, "s1"));
   const size_t rank = std::max(x.size(), y.size());
-  std::vector<int64_t> out(rank);
+  ops::DimVector out(rank);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t xd = i < rank - x.size() ? 1 : x[i - (rank - x.size())];
     const int64_t yd = i < rank - y.size() ? 1 : y[i - (rank - y.size())];
     if (xd < 0 || yd < 0 || (xd != yd && xd != 1 && yd != 1)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Incompatible shapes: [", absl::StrJoin(x, ","), "] vs. [",
-          absl::StrJoin(y, ","), "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Incompatible shapes: [", absl::StrJoin(x, ","),
+                       "] vs. [", absl::StrJoin(y, ","), "]"));
     }
     out[i] = xd == 1 ? yd : xd;
   }
   GRAPHRT_ASSIGN_OR_RETURN(
-      Tensor * t, ctx.allocate_output(0, a.dtype(),
-                                      Shape({static_cast<int64_t>(rank)})));
+      Tensor * t,
+      ctx.allocate_output(0, a.dtype(), Shape({static_cast<int64_t>(rank)})));
   for (size_t i = 0; i < rank; ++i) {
     if (a.dtype() == DType::kInt32) {
       t->mutable_data<int32_t>()[i] = static_cast<int32_t>(out[i]);

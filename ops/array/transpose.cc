@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ops/array/array_ops.h"
@@ -25,21 +26,20 @@ absl::Status TransposeRun(KernelContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected perm to be a vector, got ", perm_t.DebugString()));
   }
-  GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> perm,
+  GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector perm,
                            ops::ReadIntVector(perm_t, "perm"));
   const int rank = x.rank();
   if (static_cast<int>(perm.size()) != rank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("transpose expects a vector of size ", rank,
-                     " (the rank of x ", x.DebugString(), "), got perm [",
-                     absl::StrJoin(perm, ","), "]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "transpose expects a vector of size ", rank, " (the rank of x ",
+        x.DebugString(), "), got perm [", absl::StrJoin(perm, ","), "]"));
   }
-  std::vector<bool> seen(rank, false);
+  absl::InlinedVector<bool, 8> seen(rank, false);
   for (int64_t p : perm) {
     if (p < 0 || p >= rank) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "perm value ", p, " is out of range [0, ", rank, ") in [",
-          absl::StrJoin(perm, ","), "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("perm value ", p, " is out of range [0, ", rank,
+                       ") in [", absl::StrJoin(perm, ","), "]"));
     }
     if (seen[p]) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -47,9 +47,9 @@ absl::Status TransposeRun(KernelContext& ctx) {
     }
     seen[p] = true;
   }
-  const std::vector<int64_t> in_strides = ops::RowMajorStrides(x.shape());
+  const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
   Shape out_shape;
-  std::vector<int64_t> strides(rank);
+  ops::DimVector strides(rank);
   for (int i = 0; i < rank; ++i) {
     out_shape.AddDim(x.dim(static_cast<int>(perm[i])));
     strides[i] = in_strides[perm[i]];

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -116,7 +116,7 @@ void SetIndex(Tensor* t, int64_t i, int64_t v) {
 }
 
 #define GRAPHRT_UNIQUE_TYPES_                                              \
-  float, double, int32_t, int64_t, uint8_t, int8_t, int16_t, uint16_t,    \
+  float, double, int32_t, int64_t, uint8_t, int8_t, int16_t, uint16_t,     \
       uint32_t, uint64_t, float16, bfloat16, bool, std::string, complex64, \
       complex128
 
@@ -132,11 +132,11 @@ class UniqueKernel : public Kernel {
     if (has_axis_) {
       const Tensor& a = ctx.input(1);
       if (a.rank() != 1 || a.num_elements() > 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "axis must be a vector with at most 1 element, got ",
-            a.DebugString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("axis must be a vector with at most 1 element, got ",
+                         a.DebugString()));
       }
-      GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> av,
+      GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector av,
                                ops::ReadIntVector(a, "axis"));
       if (!av.empty()) {
         GRAPHRT_ASSIGN_OR_RETURN(axis,
@@ -145,15 +145,14 @@ class UniqueKernel : public Kernel {
     }
     if (axis < 0) {
       if (x.rank() != 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "unique expects a 1-D vector, got ", x.DebugString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("unique expects a 1-D vector, got ", x.DebugString()));
       }
       axis = 0;
     }
     const Shape& s = x.shape();
     const int64_t n = s.dim(axis);
-    if (out_idx_ == DType::kInt32 &&
-        n > std::numeric_limits<int32_t>::max()) {
+    if (out_idx_ == DType::kInt32 && n > std::numeric_limits<int32_t>::max()) {
       return absl::InvalidArgumentError("too many elements for int32 idx");
     }
     return ops::DispatchDType<GRAPHRT_UNIQUE_TYPES_>(
@@ -271,8 +270,8 @@ absl::StatusOr<DType> ReadOutIdx(const KernelInit& init) {
   AttrReader attrs(init.node);
   GRAPHRT_ASSIGN_OR_RETURN(DType t, attrs.GetType("out_idx", DType::kInt32));
   if (t != DType::kInt32 && t != DType::kInt64) {
-    return attrs.Error("out_idx", absl::StrCat("must be int32 or int64, got ",
-                                               DTypeName(t)));
+    return attrs.Error(
+        "out_idx", absl::StrCat("must be int32 or int64, got ", DTypeName(t)));
   }
   return t;
 }

@@ -96,7 +96,7 @@ class AbsPreluKernel : public Kernel {
                        ", alpha ", alpha.shape().ToString()));
     }
     const int64_t cols = x_cols == 1 ? alpha_cols : x_cols;
-    std::vector<int64_t> dims(x.shape().dims().begin(), x.shape().dims().end());
+    ops::DimVector dims(x.shape().dims().begin(), x.shape().dims().end());
     dims.back() = cols;
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make(dims));
     GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(

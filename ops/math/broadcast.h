@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "ops/array/op_util.h"
@@ -27,9 +27,9 @@ struct BroadcastPlan {
   Shape out_shape;  // the full broadcast shape
   // Collapsed loop nest, outermost first (empty when out has one element:
   // then treat it as a single dim of size 1).
-  std::vector<int64_t> dims;
-  std::vector<int64_t> x_strides;  // element strides of x (0 = broadcast)
-  std::vector<int64_t> y_strides;
+  DimVector dims;
+  DimVector x_strides;  // element strides of x (0 = broadcast)
+  DimVector y_strides;
 };
 
 // Broadcasts `x` against `y` (NumPy rules: align on the right, each dim
@@ -38,12 +38,12 @@ inline absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(const Shape& x,
                                                        const Shape& y) {
   BroadcastPlan plan;
   const int rank = std::max(x.rank(), y.rank());
-  std::vector<int64_t> xd(rank, 1), yd(rank, 1);
+  DimVector xd(rank, 1), yd(rank, 1);
   for (int i = 0; i < x.rank(); ++i) xd[rank - x.rank() + i] = x.dim(i);
   for (int i = 0; i < y.rank(); ++i) yd[rank - y.rank() + i] = y.dim(i);
   // Collapsed dims with each operand's "is broadcast" flag.
-  std::vector<int64_t> dims;
-  std::vector<bool> xb, yb;
+  DimVector dims;
+  absl::InlinedVector<bool, 8> xb, yb;
   for (int i = 0; i < rank; ++i) {
     int64_t d;
     if (xd[i] == yd[i] || yd[i] == 1) {
@@ -118,7 +118,7 @@ void ForEachBroadcastRow(const BroadcastPlan& plan, int64_t min_parallel,
       inner >= min_parallel ? 2 : (min_parallel + inner - 1) / inner;
   ParallelFor(rows, min_rows, [&](int64_t begin, int64_t end) {
     // Odometer over the outer dims, started at row `begin`.
-    std::vector<int64_t> idx(n - 1);
+    DimVector idx(n - 1);
     int64_t rest = begin, xo = 0, yo = 0;
     for (int i = n - 2; i >= 0; --i) {
       idx[i] = rest % plan.dims[i];
@@ -174,8 +174,8 @@ void BroadcastApply(const BroadcastPlan& plan, const A* x, const B* y, Out* out,
 // strides per collapsed dim (0 = broadcast).
 struct Broadcast3Plan {
   Shape out_shape;
-  std::vector<int64_t> dims;  // collapsed, outermost first; never empty
-  std::vector<int64_t> strides[3];
+  DimVector dims;  // collapsed, outermost first; never empty
+  DimVector strides[3];
 };
 
 // Error: "Incompatible shapes: [2] vs. [3] vs. [1]".
@@ -185,8 +185,9 @@ inline absl::StatusOr<Broadcast3Plan> MakeBroadcast3Plan(const Shape& a,
   const Shape* s[3] = {&a, &b, &c};
   Broadcast3Plan plan;
   const int rank = std::max({a.rank(), b.rank(), c.rank()});
-  std::vector<int64_t> dims;
-  std::vector<int> flags;  // bit k set: operand k broadcast in this dim
+  DimVector dims;
+  absl::InlinedVector<int, 8>
+      flags;  // bit k set: operand k broadcast in this dim
   for (int i = 0; i < rank; ++i) {
     int64_t d[3];
     int64_t out = 1;
@@ -265,7 +266,7 @@ void Broadcast3Apply(const Broadcast3Plan& plan, const A* a, const B* b,
   const int64_t min_rows =
       inner >= min_parallel ? 2 : (min_parallel + inner - 1) / inner;
   ParallelFor(rows, min_rows, [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> idx(n - 1);
+    DimVector idx(n - 1);
     int64_t rest = begin;
     int64_t off[3] = {0, 0, 0};
     for (int i = n - 2; i >= 0; --i) {

@@ -26,8 +26,8 @@ namespace graphrt {
 namespace {
 
 template <typename T>
-void MatMulOne(const T* a, const T* b, T* c, int64_t ar, int64_t ac,
-               int64_t br, int64_t bc, bool adj_a, bool adj_b) {
+void MatMulOne(const T* a, const T* b, T* c, int64_t ar, int64_t ac, int64_t br,
+               int64_t bc, bool adj_a, bool adj_b) {
   using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::Map<const Mat> A(a, ar, ac);
   Eigen::Map<const Mat> B(b, br, bc);
@@ -58,8 +58,7 @@ class BatchMatMulKernel : public Kernel {
     GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2));
     const Tensor& x = ctx.input(0);
     const Tensor& y = ctx.input(1);
-    if (x.dtype() != y.dtype() ||
-        (t_ != DType::kInvalid && x.dtype() != t_)) {
+    if (x.dtype() != y.dtype() || (t_ != DType::kInvalid && x.dtype() != t_)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expected x and y of the same dtype",
           t_ != DType::kInvalid ? absl::StrCat(" ", DTypeName(t_)) : "",
@@ -83,16 +82,16 @@ class BatchMatMulKernel : public Kernel {
     }
     // Batch shape (broadcast for V2).
     const int br = std::max(xr, yr) - 2;
-    std::vector<int64_t> out_batch(br), xdim(br, 1), ydim(br, 1);
+    ops::DimVector out_batch(br), xdim(br, 1), ydim(br, 1);
     for (int i = 0; i < br; ++i) {
       const int xi = i - (br - (xr - 2));
       const int yi = i - (br - (yr - 2));
       if (xi >= 0) xdim[i] = x.dim(xi);
       if (yi >= 0) ydim[i] = y.dim(yi);
       if (!broadcast_ && (xr != yr || xdim[i] != ydim[i])) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "BatchMatMul needs equal batch dimensions, got ",
-            x.shape().ToString(), " and ", y.shape().ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("BatchMatMul needs equal batch dimensions, got ",
+                         x.shape().ToString(), " and ", y.shape().ToString()));
       }
       if (xdim[i] != ydim[i] && xdim[i] != 1 && ydim[i] != 1) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -103,7 +102,7 @@ class BatchMatMulKernel : public Kernel {
     }
     const int64_t m = adj_x_ ? xcols : xrows;
     const int64_t n = adj_y_ ? yrows : ycols;
-    std::vector<int64_t> out_dims = out_batch;
+    ops::DimVector out_dims = out_batch;
     out_dims.push_back(m);
     out_dims.push_back(n);
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make(out_dims));
@@ -112,21 +111,19 @@ class BatchMatMulKernel : public Kernel {
     int64_t batches = 1;
     for (int64_t d : out_batch) batches *= d;
     if (batches == 0 || m == 0 || n == 0) return absl::OkStatus();
-    // Per output batch: offsets (in matrices) into x and y.
-    std::vector<int64_t> xoff(batches), yoff(batches);
-    for (int64_t b = 0; b < batches; ++b) {
-      int64_t rem = b, xo = 0, yo = 0, xs = 1, ys = 1;
+    // Offsets (in matrices) into x and y of output batch b.
+    auto batch_offsets = [&](int64_t b, int64_t* xo, int64_t* yo) {
+      int64_t rem = b, xs = 1, ys = 1;
+      *xo = *yo = 0;
       for (int i = br - 1; i >= 0; --i) {
         const int64_t idx = rem % out_batch[i];
         rem /= out_batch[i];
-        if (xdim[i] != 1) xo += idx * xs;
-        if (ydim[i] != 1) yo += idx * ys;
+        if (xdim[i] != 1) *xo += idx * xs;
+        if (ydim[i] != 1) *yo += idx * ys;
         xs *= xdim[i];
         ys *= ydim[i];
       }
-      xoff[b] = xo;
-      yoff[b] = yo;
-    }
+    };
     const double work = static_cast<double>(batches) * m * n * k1;
     return ops::DispatchDType<float, double, int32_t, int64_t, complex64,
                               complex128>(
@@ -136,15 +133,16 @@ class BatchMatMulKernel : public Kernel {
           const T* yd = y.data<T>();
           T* od = out->mutable_data<T>();
           const int64_t xsz = xrows * xcols, ysz = yrows * ycols;
-          ops::ParallelFor(
-              batches, work >= (1 << 18) ? 2 : batches + 1,
-              [&](int64_t b0, int64_t b1) {
-                for (int64_t b = b0; b < b1; ++b) {
-                  MatMulOne<T>(xd + xoff[b] * xsz, yd + yoff[b] * ysz,
-                               od + b * m * n, xrows, xcols, yrows, ycols,
-                               adj_x_, adj_y_);
-                }
-              });
+          ops::ParallelFor(batches, work >= (1 << 18) ? 2 : batches + 1,
+                           [&](int64_t b0, int64_t b1) {
+                             for (int64_t b = b0; b < b1; ++b) {
+                               int64_t xo, yo;
+                               batch_offsets(b, &xo, &yo);
+                               MatMulOne<T>(xd + xo * xsz, yd + yo * ysz,
+                                            od + b * m * n, xrows, xcols, yrows,
+                                            ycols, adj_x_, adj_y_);
+                             }
+                           });
           return absl::OkStatus();
         });
   }
@@ -164,8 +162,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateBatchMatMul(
   if (t != DType::kInvalid &&
       !ops::IsOneOf<float, double, int32_t, int64_t, complex64, complex128>(
           t)) {
-    return attrs.Error("T", absl::StrCat("has unsupported dtype ",
-                                         DTypeName(t)));
+    return attrs.Error("T",
+                       absl::StrCat("has unsupported dtype ", DTypeName(t)));
   }
   if (init.num_inputs != 2) {
     return absl::InvalidArgumentError(
@@ -197,13 +195,12 @@ absl::Status MatrixBandPart(KernelContext& ctx) {
   }
   if (upper > n) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "num_upper must be negative or less or equal to number of columns (",
-        n, "), got ", upper));
+        "num_upper must be negative or less or equal to number of columns (", n,
+        "), got ", upper));
   }
   if (!IsTriviallyCopyable(x.dtype()) && x.dtype() != DType::kString) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("MatrixBandPart: unsupported dtype ",
-                     DTypeName(x.dtype())));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MatrixBandPart: unsupported dtype ", DTypeName(x.dtype())));
   }
   GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
                            ctx.allocate_output(0, x.dtype(), x.shape()));
@@ -214,8 +211,8 @@ absl::Status MatrixBandPart(KernelContext& ctx) {
     const int64_t begin = lower < 0 ? 0 : std::max<int64_t>(0, i - lower);
     const int64_t end = upper < 0 ? n : std::min<int64_t>(n, i + upper + 1);
     if (end > begin) {
-      ops::CopyElements(x.dtype(), x.raw_data(), r * n + begin,
-                        out->raw_data(), r * n + begin, end - begin);
+      ops::CopyElements(x.dtype(), x.raw_data(), r * n + begin, out->raw_data(),
+                        r * n + begin, end - begin);
     }
   }
   return absl::OkStatus();

@@ -178,7 +178,7 @@ class ConvKernel : public Kernel {
                                         : "",
           ": input ", input.DebugString(), ", filter ", filter.DebugString()));
     }
-    std::vector<int64_t> out_dims = {g.n};
+    ops::DimVector out_dims = {g.n};
     for (int i = 0; i < s; ++i) {
       const int d = 3 - s + i;
       g.in[d] = x.dim(1 + i);

@@ -46,37 +46,39 @@ void BackpropInput(const T* dy, const T* filter, T* dx,
   const int64_t depth = g.kh * g.kw * g.cin;
   const int64_t pixels = g.oh * g.ow;
   if (depth == 0 || pixels == 0 || g.cout == 0) return;  // dx stays zero
-  const int64_t block = std::min<int64_t>(
-      pixels, std::max<int64_t>(16, kColsBudget / depth));
+  const int64_t block =
+      std::min<int64_t>(pixels, std::max<int64_t>(16, kColsBudget / depth));
   Eigen::Map<const Mat> filt(filter, depth, g.cout);
   const double work = static_cast<double>(g.n) * pixels * depth * g.cout;
   ops::ParallelFor(g.n, work >= (1 << 18) ? 2 : g.n + 1,
                    [&](int64_t b0, int64_t b1) {
-    std::vector<T> cols(static_cast<size_t>(block * depth));
-    for (int64_t b = b0; b < b1; ++b) {
-      T* dxb = dx + b * g.h * g.w * g.cin;
-      for (int64_t r0 = 0; r0 < pixels; r0 += block) {
-        const int64_t r1 = std::min(pixels, r0 + block);
-        Eigen::Map<const Mat> a(dy + (b * pixels + r0) * g.cout, r1 - r0,
-                                g.cout);
-        Eigen::Map<Mat> c(cols.data(), r1 - r0, depth);
-        c.noalias() = a * filt.transpose();
-        const T* src = cols.data();
-        for (int64_t r = r0; r < r1; ++r) {
-          const int64_t y = r / g.ow, x = r % g.ow;
-          for (int64_t i = 0; i < g.kh; ++i) {
-            const int64_t iy = y * g.sh - g.pt + i * g.dh;
-            for (int64_t j = 0; j < g.kw; ++j, src += g.cin) {
-              const int64_t ix = x * g.sw - g.pl + j * g.dw;
-              if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
-              T* d = dxb + (iy * g.w + ix) * g.cin;
-              for (int64_t ch = 0; ch < g.cin; ++ch) d[ch] += src[ch];
-            }
-          }
-        }
-      }
-    }
-  });
+                     std::vector<T> cols(static_cast<size_t>(block * depth));
+                     for (int64_t b = b0; b < b1; ++b) {
+                       T* dxb = dx + b * g.h * g.w * g.cin;
+                       for (int64_t r0 = 0; r0 < pixels; r0 += block) {
+                         const int64_t r1 = std::min(pixels, r0 + block);
+                         Eigen::Map<const Mat> a(
+                             dy + (b * pixels + r0) * g.cout, r1 - r0, g.cout);
+                         Eigen::Map<Mat> c(cols.data(), r1 - r0, depth);
+                         c.noalias() = a * filt.transpose();
+                         const T* src = cols.data();
+                         for (int64_t r = r0; r < r1; ++r) {
+                           const int64_t y = r / g.ow, x = r % g.ow;
+                           for (int64_t i = 0; i < g.kh; ++i) {
+                             const int64_t iy = y * g.sh - g.pt + i * g.dh;
+                             for (int64_t j = 0; j < g.kw; ++j, src += g.cin) {
+                               const int64_t ix = x * g.sw - g.pl + j * g.dw;
+                               if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
+                                 continue;
+                               T* d = dxb + (iy * g.w + ix) * g.cin;
+                               for (int64_t ch = 0; ch < g.cin; ++ch)
+                                 d[ch] += src[ch];
+                             }
+                           }
+                         }
+                       }
+                     }
+                   });
 }
 
 class BackpropInputKernel : public Kernel {
@@ -85,7 +87,7 @@ class BackpropInputKernel : public Kernel {
 
   absl::Status Run(KernelContext& ctx) const override {
     GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 3));
-    GRAPHRT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
+    GRAPHRT_ASSIGN_OR_RETURN(ops::DimVector sizes,
                              ops::ReadIntVector(ctx.input(0), "input_sizes"));
     const Tensor& filter = ctx.input(1);
     const Tensor& dy_in = ctx.input(2);
@@ -115,8 +117,8 @@ class BackpropInputKernel : public Kernel {
       if (sizes[0] != g.n || sizes[c] != g.cin) {
         return absl::InvalidArgumentError(absl::StrCat(
             "input_sizes batch and depth must match out_backprop batch ", g.n,
-            " and filter input depth ", g.cin, ", got input_sizes [",
-            sizes[0], ",", sizes[1], ",", sizes[2], ",", sizes[3], "]"));
+            " and filter input depth ", g.cin, ", got input_sizes [", sizes[0],
+            ",", sizes[1], ",", sizes[2], ",", sizes[3], "]"));
       }
       g.h = sizes[hp];
       g.w = sizes[hp + 1];
@@ -124,37 +126,35 @@ class BackpropInputKernel : public Kernel {
       g.h = sizes[0];
       g.w = sizes[1];
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected input_sizes with 4 or 2 entries, got ",
-          ctx.input(0).DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected input_sizes with 4 or 2 entries, got ",
+                       ctx.input(0).DebugString()));
     }
     if (g.h < 0 || g.w < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input_sizes must be non-negative, got height ", g.h, ", width ",
-          g.w));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input_sizes must be non-negative, got height ", g.h,
+                       ", width ", g.w));
     }
     if (dy.dim(3) != g.cout) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "out_backprop depth ", dy.dim(3),
-          " does not match filter output depth ", g.cout));
+      return absl::InvalidArgumentError(
+          absl::StrCat("out_backprop depth ", dy.dim(3),
+                       " does not match filter output depth ", g.cout));
     }
     g.sh = w_.strides[0];
     g.sw = w_.strides[1];
     g.dh = w_.dilations[0];
     g.dw = w_.dilations[1];
-    GRAPHRT_ASSIGN_OR_RETURN(nn::WindowDim hd,
-                             nn::ComputeWindow(g.h, g.kh, g.sh, g.dh,
-                                               w_.padding, w_.pads[0],
-                                               w_.pads[1]));
-    GRAPHRT_ASSIGN_OR_RETURN(nn::WindowDim wd,
-                             nn::ComputeWindow(g.w, g.kw, g.sw, g.dw,
-                                               w_.padding, w_.pads[2],
-                                               w_.pads[3]));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        nn::WindowDim hd, nn::ComputeWindow(g.h, g.kh, g.sh, g.dh, w_.padding,
+                                            w_.pads[0], w_.pads[1]));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        nn::WindowDim wd, nn::ComputeWindow(g.w, g.kw, g.sw, g.dw, w_.padding,
+                                            w_.pads[2], w_.pads[3]));
     if (hd.out != dy.dim(1) || wd.out != dy.dim(2)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "out_backprop spatial size [", dy.dim(1), ",", dy.dim(2),
-          "] does not match the convolution output size [", hd.out, ",",
-          wd.out, "] for input size [", g.h, ",", g.w, "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("out_backprop spatial size [", dy.dim(1), ",", dy.dim(2),
+                       "] does not match the convolution output size [", hd.out,
+                       ",", wd.out, "] for input size [", g.h, ",", g.w, "]"));
     }
     g.oh = hd.out;
     g.ow = wd.out;
@@ -164,8 +164,8 @@ class BackpropInputKernel : public Kernel {
     Tensor dx;
     if (dy.dtype() == DType::kFloat32) {
       // oneDNN's transposed convolution writes every element of dx.
-      GRAPHRT_ASSIGN_OR_RETURN(dx,
-                               Tensor::AllocateUninitialized(dy.dtype(), shape));
+      GRAPHRT_ASSIGN_OR_RETURN(
+          dx, Tensor::AllocateUninitialized(dy.dtype(), shape));
       GRAPHRT_ASSIGN_OR_RETURN(bool done, RunDnnl(g, filter, dy, &dx));
       if (done) return Finish(ctx, std::move(dx));
     }
@@ -220,8 +220,8 @@ class BackpropInputKernel : public Kernel {
     if (spec.pad_bottom < 0 || spec.pad_right < 0) return false;
     spec.in_channels = g.cin;
     spec.out_channels = g.cout;
-    return dnnl_.RunBackpropInput(spec, filter, dy.data<float>(), g.n, g.h,
-                                  g.w, g.oh, g.ow, dx->mutable_data<float>());
+    return dnnl_.RunBackpropInput(spec, filter, dy.data<float>(), g.n, g.h, g.w,
+                                  g.oh, g.ow, dx->mutable_data<float>());
   }
 
   WindowAttrs w_;

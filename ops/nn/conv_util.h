@@ -135,13 +135,16 @@ absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
                                                 bool allow_noop);
 
 // Per-run values of the epilogue: per-channel multiplier/addend (bias or
-// folded batch norm) and the Prelu alpha.
+// folded batch norm) and the Prelu alpha. The bias is read in place from
+// its input; a folded batch norm lives in `folded`, whose storage comes from
+// the Run's BufferPool (no heap call in steady state).
 template <typename T>
 struct EpilogueArgs {
-  std::vector<T> mul;  // empty: no multiply
-  std::vector<T> add;  // empty: no add
+  const T* mul = nullptr;  // `channels` values; null: no multiply
+  const T* add = nullptr;  // `channels` values; null: no add
   const T* alpha = nullptr;
   bool alpha_scalar = false;
+  Tensor folded;  // [2, channels]: mul then add, for a batch norm
 };
 
 // Checks the extra inputs (from input 2 on) against `channels` and fills
@@ -161,8 +164,7 @@ absl::Status PrepareEpilogue(const FusedEpilogue& e, const KernelContext& ctx,
   };
   if (e.kind == FusedEpilogue::Kind::kBias) {
     GRAPHRT_RETURN_IF_ERROR(check_vec(2, "bias"));
-    const T* b = ctx.input(2).data<T>();
-    args->add.assign(b, b + channels);
+    args->add = ctx.input(2).data<T>();
   } else if (e.kind == FusedEpilogue::Kind::kBatchNorm) {
     static const char* kNames[4] = {"scale", "offset", "mean", "variance"};
     for (int i = 0; i < 4; ++i) {
@@ -172,13 +174,17 @@ absl::Status PrepareEpilogue(const FusedEpilogue& e, const KernelContext& ctx,
     const T* offset = ctx.input(3).data<T>();
     const T* mean = ctx.input(4).data<T>();
     const T* var = ctx.input(5).data<T>();
-    args->mul.resize(channels);
-    args->add.resize(channels);
+    GRAPHRT_ASSIGN_OR_RETURN(
+        args->folded, Tensor::AllocateUninitialized(dt, Shape({2, channels})));
+    T* mul = args->folded.template mutable_data<T>();
+    T* add = mul + channels;
     for (int64_t c = 0; c < channels; ++c) {
       const T m = scale[c] / std::sqrt(var[c] + static_cast<T>(e.epsilon));
-      args->mul[c] = m;
-      args->add[c] = offset[c] - mean[c] * m;
+      mul[c] = m;
+      add[c] = offset[c] - mean[c] * m;
     }
+    args->mul = mul;
+    args->add = add;
   }
   if (e.prelu) {
     const Tensor& a = ctx.input(ctx.num_inputs() - 1);
@@ -228,8 +234,8 @@ template <typename T>
 void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args, T* data,
                    int64_t rows, int64_t channels) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-  const bool has_mul = !args.mul.empty();
-  const bool has_add = !args.add.empty();
+  const bool has_mul = args.mul != nullptr;
+  const bool has_add = args.add != nullptr;
   if (!has_mul && !has_add && !e.prelu && e.act == ops::Activation::kNone) {
     return;
   }
@@ -242,7 +248,7 @@ void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args, T* data,
     const T hi = e.act == ops::Activation::kRelu6
                      ? T(6)
                      : std::numeric_limits<T>::infinity();
-    const T* add = has_add ? args.add.data() : nullptr;
+    const T* add = args.add;
     if (e.act == ops::Activation::kNone) {
       internal::BiasClampRows<T, true, false>(add, hi, data, rows, channels);
     } else if (has_add) {
@@ -253,10 +259,8 @@ void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args, T* data,
     }
     return;
   }
-  Eigen::Map<const Array> mul(has_mul ? args.mul.data() : nullptr,
-                              has_mul ? channels : 0);
-  Eigen::Map<const Array> add(has_add ? args.add.data() : nullptr,
-                              has_add ? channels : 0);
+  Eigen::Map<const Array> mul(args.mul, has_mul ? channels : 0);
+  Eigen::Map<const Array> add(args.add, has_add ? channels : 0);
   for (int64_t r = 0; r < rows; ++r) {
     Eigen::Map<Array> row(data + r * channels, channels);
     if (has_mul) row *= mul;

@@ -74,9 +74,10 @@ struct Lerp {
   float lerp;
 };
 
-std::vector<Lerp> BilinearWeights(int64_t out, int64_t in, float scale,
-                                  bool half_pixel) {
-  std::vector<Lerp> v(out);
+absl::StatusOr<ops::ScratchArray<Lerp>> BilinearWeights(int64_t out, int64_t in,
+                                                        float scale,
+                                                        bool half_pixel) {
+  GRAPHRT_ASSIGN_OR_RETURN(auto v, ops::ScratchArray<Lerp>::Make(out));
   for (int64_t i = 0; i < out; ++i) {
     const float src = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
                                  : static_cast<float>(i) * scale;
@@ -124,10 +125,14 @@ class ResizeBilinearKernel : public Kernel {
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n, oh, ow, c}));
     GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
                              ctx.allocate_output(0, DType::kFloat32, shape));
-    const auto ys = BilinearWeights(oh, h, ResizeScale(h, oh, a_.align_corners),
-                                    a_.half_pixel);
-    const auto xs = BilinearWeights(ow, w, ResizeScale(w, ow, a_.align_corners),
-                                    a_.half_pixel);
+    GRAPHRT_ASSIGN_OR_RETURN(
+        const auto ys,
+        BilinearWeights(oh, h, ResizeScale(h, oh, a_.align_corners),
+                        a_.half_pixel));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        const auto xs,
+        BilinearWeights(ow, w, ResizeScale(w, ow, a_.align_corners),
+                        a_.half_pixel));
     float* o = out->mutable_data<float>();
     return DispatchImage(images.dtype(), "ResizeBilinear", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -189,9 +194,9 @@ class ResizeBilinearKernel : public Kernel {
   ResizeAttrs a_;
 };
 
-std::vector<int64_t> NearestIndices(int64_t out, int64_t in, float scale,
-                                    const ResizeAttrs& a) {
-  std::vector<int64_t> v(out);
+absl::StatusOr<ops::ScratchArray<int64_t>> NearestIndices(
+    int64_t out, int64_t in, float scale, const ResizeAttrs& a) {
+  GRAPHRT_ASSIGN_OR_RETURN(auto v, ops::ScratchArray<int64_t>::Make(out));
   for (int64_t i = 0; i < out; ++i) {
     const float src = a.half_pixel ? (static_cast<float>(i) + 0.5f) * scale
                                    : static_cast<float>(i) * scale;
@@ -218,10 +223,12 @@ class ResizeNearestKernel : public Kernel {
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n, oh, ow, c}));
     GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
                              ctx.allocate_output(0, images.dtype(), shape));
-    const auto ys =
-        NearestIndices(oh, h, ResizeScale(h, oh, a_.align_corners), a_);
-    const auto xs =
-        NearestIndices(ow, w, ResizeScale(w, ow, a_.align_corners), a_);
+    GRAPHRT_ASSIGN_OR_RETURN(
+        const auto ys,
+        NearestIndices(oh, h, ResizeScale(h, oh, a_.align_corners), a_));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        const auto xs,
+        NearestIndices(ow, w, ResizeScale(w, ow, a_.align_corners), a_));
     return DispatchImage(
         images.dtype(), "ResizeNearestNeighbor", [&](auto tag) {
           using T = typename decltype(tag)::type;

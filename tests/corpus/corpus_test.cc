@@ -57,6 +57,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "runtime/model.h"
+#include "tools/model_inputs.h"
 #include "tools/tensor_json.h"
 
 namespace graphrt {
@@ -349,8 +350,8 @@ TEST_P(CorpusTest, MatchesTfjs) {
   ASSERT_TRUE(model.ok()) << "load: " << model.status();
   RecordProperty("load_ms", static_cast<int>(Ms(t0, t1)));
 
-  auto inputs = ReadTensorRecords(golden, "inputs");
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  auto feeds = ReadModelInputs(golden, **model);
+  ASSERT_TRUE(feeds.ok()) << feeds.status();
   auto expected = ReadTensorRecords(golden, "outputs");
   ASSERT_TRUE(expected.ok()) << expected.status();
   std::vector<TensorRecord> wasm_expected;
@@ -360,24 +361,11 @@ TEST_P(CorpusTest, MatchesTfjs) {
     ASSERT_EQ(w->size(), expected->size()) << wasm_golden;
     wasm_expected = std::move(*w);
   }
-  std::vector<NamedTensor> feeds;
-  for (const auto& r : *inputs) {
-    DType declared = DType::kInvalid;
-    for (const auto& spec : (*model)->inputs()) {
-      if (spec.key == r.name || spec.tensor_name == r.name ||
-          spec.tensor_name == r.name + ":0") {
-        declared = spec.dtype;
-      }
-    }
-    auto v = ConvertInput(r.name, r.value, declared);
-    ASSERT_TRUE(v.ok()) << v.status();
-    feeds.push_back({r.name, *v});
-  }
   std::vector<std::string> names;
   for (const auto& e : *expected) names.push_back(e.name);
 
   auto t2 = Clock::now();
-  auto outputs = (*model)->Run(feeds, names);
+  auto outputs = (*model)->Run(*feeds, names);
   auto t3 = Clock::now();
   ASSERT_TRUE(outputs.ok()) << "run: " << outputs.status();
   RecordProperty("run_ms", static_cast<int>(Ms(t2, t3)));
@@ -411,7 +399,7 @@ TEST_P(CorpusTest, MatchesTfjs) {
   other.threads = options.threads == 1 ? 2 : 1;
   auto other_model = Model::Load(model_json, other);
   ASSERT_TRUE(other_model.ok()) << "load: " << other_model.status();
-  auto other_outputs = (*other_model)->Run(feeds, names);
+  auto other_outputs = (*other_model)->Run(*feeds, names);
   ASSERT_TRUE(other_outputs.ok()) << "run: " << other_outputs.status();
   ASSERT_EQ(other_outputs->size(), outputs->size());
   for (size_t i = 0; i < outputs->size(); ++i) {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "runtime/model.h"
+#include "tools/model_inputs.h"
 #include "tools/tensor_json.h"
 
 namespace graphrt {
@@ -31,31 +32,19 @@ std::string Env(const char* name) {
 // dtypes), and compares every golden output.
 void CheckGolden(const std::string& model_dir, const std::string& golden,
                  int threads) {
-  SCOPED_TRACE(model_dir + " vs " + golden + " threads=" + std::to_string(threads));
+  SCOPED_TRACE(model_dir + " vs " + golden +
+               " threads=" + std::to_string(threads));
   ModelOptions options;
   options.threads = threads;
   auto model = Model::Load(model_dir, options);
   ASSERT_TRUE(model.ok()) << model.status();
-  auto inputs = ReadTensorRecords(golden, "inputs");
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  auto feeds = ReadModelInputs(golden, **model);
+  ASSERT_TRUE(feeds.ok()) << feeds.status();
   auto expected = ReadTensorRecords(golden, "outputs");
   ASSERT_TRUE(expected.ok()) << expected.status();
-  std::vector<NamedTensor> feeds;
-  for (const auto& r : *inputs) {
-    DType declared = DType::kInvalid;
-    for (const auto& spec : (*model)->inputs()) {
-      if (spec.key == r.name || spec.tensor_name == r.name ||
-          spec.tensor_name == r.name + ":0") {
-        declared = spec.dtype;
-      }
-    }
-    auto v = ConvertInput(r.name, r.value, declared);
-    ASSERT_TRUE(v.ok()) << v.status();
-    feeds.push_back({r.name, *v});
-  }
   std::vector<std::string> names;
   for (const auto& e : *expected) names.push_back(e.name);
-  auto outputs = (*model)->Run(feeds, names);
+  auto outputs = (*model)->Run(*feeds, names);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   ASSERT_EQ(outputs->size(), expected->size());
   for (size_t i = 0; i < expected->size(); ++i) {
@@ -66,15 +55,17 @@ void CheckGolden(const std::string& model_dir, const std::string& golden,
 
 TEST(GoldenTest, BundledModels) {
   std::string dir = Env("GRAPHRT_GOLDEN_DIR");
-  if (dir.empty()) GTEST_SKIP() << "GRAPHRT_GOLDEN_DIR unset: run tools/setup.sh test";
+  if (dir.empty())
+    GTEST_SKIP() << "GRAPHRT_GOLDEN_DIR unset: run tools/setup.sh test";
   int checked = 0;
   for (const auto& entry : fs::directory_iterator("models")) {
     if (!fs::exists(entry.path() / "model.json")) continue;
     std::string name = entry.path().filename().string();
     std::string golden = dir + "/" + name + ".json";
-    ASSERT_TRUE(fs::exists(golden)) << "no golden for models/" << name
-                                    << " at " << golden;
-    for (int threads : {1, 2}) CheckGolden(entry.path().string(), golden, threads);
+    ASSERT_TRUE(fs::exists(golden))
+        << "no golden for models/" << name << " at " << golden;
+    for (int threads : {1, 2})
+      CheckGolden(entry.path().string(), golden, threads);
     ++checked;
   }
   EXPECT_GT(checked, 0);

@@ -18,7 +18,7 @@
 #include "runtime/model.h"
 #include "runtime/mutex.h"
 #include "tests/hardening/corrupt_model.h"
-#include "tools/tensor_json.h"
+#include "tools/model_inputs.h"
 
 namespace graphrt {
 namespace hardening {
@@ -37,21 +37,10 @@ int Iterations() {
 // The model's sample inputs, converted to the declared dtypes.
 std::vector<NamedTensor> SampleInputs(const Model& model,
                                       const std::string& dir) {
-  auto records =
-      ReadTensorRecords(dir + "/sample_input.json", "inputs");
-  EXPECT_TRUE(records.ok()) << records.status();
-  std::vector<NamedTensor> inputs;
-  if (!records.ok()) return inputs;
-  for (const TensorRecord& r : *records) {
-    DType declared = DType::kInvalid;
-    for (const IoSpec& spec : model.inputs()) {
-      if (spec.key == r.name) declared = spec.dtype;
-    }
-    auto value = ConvertInput(r.name, r.value, declared);
-    EXPECT_TRUE(value.ok()) << value.status();
-    if (value.ok()) inputs.push_back({r.name, *value});
-  }
-  return inputs;
+  auto inputs = ReadModelInputs(dir + "/sample_input.json", model);
+  EXPECT_TRUE(inputs.ok()) << inputs.status();
+  if (!inputs.ok()) return {};
+  return *std::move(inputs);
 }
 
 // Runs `model` from kThreads threads, Iterations() times each, and checks
@@ -75,8 +64,8 @@ void RunConcurrently(const Model& model, const std::vector<NamedTensor>& inputs,
         } else {
           for (size_t k = 0; k < expected.size(); ++k) {
             if (!(*out)[k].IdenticalTo(expected[k])) {
-              why = absl::StrCat("output ", k, " differs: ",
-                                 (*out)[k].DebugString());
+              why = absl::StrCat("output ", k,
+                                 " differs: ", (*out)[k].DebugString());
             }
           }
         }
@@ -104,8 +93,7 @@ TEST_P(BundledModelStress, ConcurrentRunsMatchSingleThreaded) {
   sequential.threads = 1;
   auto reference_model = Model::Load(dir, sequential);
   ASSERT_TRUE(reference_model.ok()) << reference_model.status();
-  const std::vector<NamedTensor> inputs =
-      SampleInputs(**reference_model, dir);
+  const std::vector<NamedTensor> inputs = SampleInputs(**reference_model, dir);
   auto expected = (*reference_model)->Run(inputs);
   ASSERT_TRUE(expected.ok()) << expected.status();
 
@@ -183,10 +171,10 @@ TEST(MutableTableStress, ConcurrentInsertsAndLookups) {
           values.push_back(n);
         }
         if (writer) {
-          auto out = (*model)->Run(
-              {{"keys", Strings(keys)},
-               {"values", Tensor::FromVector<int64_t>(values)}},
-              {"size"});
+          auto out =
+              (*model)->Run({{"keys", Strings(keys)},
+                             {"values", Tensor::FromVector<int64_t>(values)}},
+                            {"size"});
           if (!out.ok()) failures++;
         } else {
           auto out = (*model)->Run({{"query", Strings(keys)}}, {"found"});
@@ -221,9 +209,9 @@ TEST(MutableTableStress, ConcurrentInsertsAndLookups) {
       EXPECT_EQ(found[i], n) << all[i];
     }
   }
-  auto size = (*model)->Run({{"keys", Strings({})},
-                             {"values", Tensor::FromVector<int64_t>({})}},
-                            {"size"});
+  auto size = (*model)->Run(
+      {{"keys", Strings({})}, {"values", Tensor::FromVector<int64_t>({})}},
+      {"size"});
   ASSERT_TRUE(size.ok()) << size.status();
   EXPECT_EQ(size->at(0).data<int64_t>()[0],
             int64_t{kThreads / 2} * iterations * kKeysPerRun);

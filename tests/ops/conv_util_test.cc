@@ -58,10 +58,12 @@ void CheckFastPath(int64_t rows, int64_t channels, bool bias,
   e.kind = bias ? FusedEpilogue::Kind::kBias : FusedEpilogue::Kind::kNone;
   e.act = act;
   EpilogueArgs<T> args;
+  std::vector<T> bias_values;
   if (bias) {
     for (int64_t c = 0; c < channels; ++c) {
-      args.add.push_back(c % 5 == 1 ? specials[c % 8] : dist(rng));
+      bias_values.push_back(c % 5 == 1 ? specials[c % 8] : dist(rng));
     }
+    args.add = bias_values.data();
   }
   std::vector<T> want(data.size());
   for (int64_t r = 0; r < rows; ++r) {
