@@ -9,7 +9,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "ops/attrs.h"
 #include "runtime/executor.h"
 #include "runtime/scratch_outputs.h"
@@ -23,7 +25,7 @@ absl::Status SetMaxLoopIterations(ResourceManager& resources, int64_t limit) {
       kMaxLoopIterationsResource,
       []() -> absl::StatusOr<std::shared_ptr<Resource>> {
         return std::make_shared<Variable>(DType::kInt64,
-                                        PartialShape(std::vector<int64_t>()));
+                                          PartialShape(std::vector<int64_t>()));
       });
   if (!created.ok()) return created.status();
   auto* variable = dynamic_cast<Variable*>(created->get());
@@ -89,8 +91,7 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Build(
     const Node& node = graph.node(id);
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const Endpoint& in = node.inputs[k];
-      plan->nodes[in.node].out.push_back(
-          {id, static_cast<int>(k), in.index});
+      plan->nodes[in.node].out.push_back({id, static_cast<int>(k), in.index});
       ++info.num_data;
     }
     for (int c : node.control_inputs) {
@@ -106,9 +107,8 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Build(
   std::deque<int> queue;
   for (int id = 0; id < n; ++id) {
     if (plan->nodes[id].needed &&
-        (plan->nodes[id].fed || (plan->nodes[id].num_data +
-                                     plan->nodes[id].num_control ==
-                                 0))) {
+        (plan->nodes[id].fed ||
+         (plan->nodes[id].num_data + plan->nodes[id].num_control == 0))) {
       frame_of[id] = 0;
       queue.push_back(id);
     }
@@ -183,10 +183,9 @@ absl::StatusOr<std::unique_ptr<DataflowPlan>> DataflowPlan::Build(
   if (done != planned) {
     for (int id = 0; id < n; ++id) {
       if (needed[id] && !fed[id] && pending[id] > 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(graph.what(), " has a cycle through ",
-                         NodeContext(graph.node(id)),
-                         " that is not a loop (no NextIteration on it)"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            graph.what(), " has a cycle through ", NodeContext(graph.node(id)),
+            " that is not a loop (no NextIteration on it)"));
       }
     }
   }
@@ -200,9 +199,13 @@ struct Entry {
   bool dead = false;
 };
 
+// A node's outputs, or the inputs gathered for it: inline up to 4 (no heap
+// call per node activation for the common ops).
+using EntryList = absl::InlinedVector<Entry, 4>;
+
 struct Slots {
-  std::vector<Entry> data;
-  std::vector<char> arrived;
+  EntryList data;
+  absl::InlinedVector<char, 4> arrived;
   int remaining = 0;
   int control_remaining = 0;
   int live = 0;
@@ -278,7 +281,7 @@ class DataflowRun {
           used_outputs = std::max(used_outputs, int64_t{fetch.index} + 1);
         }
       }
-      std::vector<Entry> outs;
+      EntryList outs;
       for (const Feed& f : feeds) {
         if (f.endpoint.node != id || f.endpoint.index >= used_outputs) continue;
         if (static_cast<int>(outs.size()) <= f.endpoint.index) {
@@ -291,12 +294,12 @@ class DataflowRun {
         if (e.slot >= 0 && (e.src_output >= static_cast<int>(outs.size()) ||
                             outs[e.src_output].dead)) {
           return absl::InvalidArgumentError(absl::StrCat(
-              "output ", e.src_output, " of fed node '",
-              graph_.node(id).name(), "' is used but was not fed"));
+              "output ", e.src_output, " of fed node '", graph_.node(id).name(),
+              "' is used but was not fed"));
         }
-        GRAPHRT_RETURN_IF_ERROR(Deliver(e.dst, e.slot,
-                                        e.slot >= 0 ? outs[e.src_output] : Entry{},
-                                        &root_, 0));
+        GRAPHRT_RETURN_IF_ERROR(
+            Deliver(e.dst, e.slot, e.slot >= 0 ? outs[e.src_output] : Entry{},
+                    &root_, 0));
       }
     }
     for (int id : plan_.sources) {
@@ -372,9 +375,9 @@ class DataflowRun {
     }
     if (slot >= 0) {
       if (s.arrived[slot]) {
-        return absl::InternalError(absl::StrCat(
-            NodeContext(graph_.node(dst)), ": input ", slot,
-            " arrived twice in one iteration"));
+        return absl::InternalError(
+            absl::StrCat(NodeContext(graph_.node(dst)), ": input ", slot,
+                         " arrived twice in one iteration"));
       }
       s.arrived[slot] = 1;
       if (!s.fired) s.data[slot] = entry;
@@ -403,7 +406,7 @@ class DataflowRun {
     return FlushConstants();
   }
 
-  void Capture(int id, Frame* frame, const std::vector<Entry>& outs) {
+  void Capture(int id, Frame* frame, absl::Span<const Entry> outs) {
     if (frame != &root_) return;
     auto it = fetch_slots_.find(id);
     if (it == fetch_slots_.end()) return;
@@ -419,7 +422,7 @@ class DataflowRun {
   absl::Status Process(Ready& r) {
     const auto& info = plan_.nodes[r.node];
     const Node& node = graph_.node(r.node);
-    std::vector<Entry> outs;
+    EntryList outs;
     bool dead = false;
     if (info.kind == Kind::kMerge) {
       int chosen = -1;
@@ -438,7 +441,7 @@ class DataflowRun {
     } else if (r.slots.any_dead) {
       dead = true;
     } else {
-      std::vector<const Tensor*> inputs;
+      absl::InlinedVector<const Tensor*, 32> inputs;
       inputs.reserve(r.slots.data.size());
       for (const Entry& e : r.slots.data) inputs.push_back(&e.value);
       ScratchOutputs scratch;
@@ -462,7 +465,7 @@ class DataflowRun {
     // An Exit's outputs live in the parent frame (fetchable at the root).
     Frame* out_frame = info.kind == Kind::kExit ? r.frame->parent : r.frame;
     if (info.kind != Kind::kEnter) {
-      Capture(r.node, out_frame, dead ? std::vector<Entry>() : outs);
+      Capture(r.node, out_frame, dead ? absl::Span<const Entry>() : outs);
     }
     switch (info.kind) {
       case Kind::kEnter: {
@@ -479,7 +482,8 @@ class DataflowRun {
         f->pending_enters--;
         GetIteration(f, 0);
         for (const auto& e : info.out) {
-          Entry entry = e.slot >= 0 ? out_entry(e.src_output) : Entry{Tensor(), dead};
+          Entry entry =
+              e.slot >= 0 ? out_entry(e.src_output) : Entry{Tensor(), dead};
           if (info.is_constant) {
             f->constants.push_back({e.dst, e.slot, entry});
             for (const auto& [iter, state] : f->iters) {
@@ -508,9 +512,9 @@ class DataflowRun {
         if (!dead) {
           if (max_loop_iterations_ > 0 && r.iter >= max_loop_iterations_) {
             return absl::ResourceExhaustedError(absl::StrCat(
-                NodeContext(node), " in loop '",
-                plan_.frames[info.frame].name, "': the loop body ran ",
-                r.iter + 1, " times, more than max_loop_iterations = ",
+                NodeContext(node), " in loop '", plan_.frames[info.frame].name,
+                "': the loop body ran ", r.iter + 1,
+                " times, more than max_loop_iterations = ",
                 max_loop_iterations_));
           }
           for (const auto& e : info.out) {
@@ -522,8 +526,10 @@ class DataflowRun {
         break;
       default:
         for (const auto& e : info.out) {
-          Entry entry = e.slot >= 0 ? out_entry(e.src_output) : Entry{Tensor(), dead};
-          GRAPHRT_RETURN_IF_ERROR(Deliver(e.dst, e.slot, entry, r.frame, r.iter));
+          Entry entry =
+              e.slot >= 0 ? out_entry(e.src_output) : Entry{Tensor(), dead};
+          GRAPHRT_RETURN_IF_ERROR(
+              Deliver(e.dst, e.slot, entry, r.frame, r.iter));
         }
     }
     return Finish(r.frame, r.iter);

@@ -12,7 +12,8 @@
 //   - oneDNN convolutions: dnnl_primitive_execute builds its argument map
 //     (a std::unordered_map) on the heap, 2-4 calls per convolution;
 //   - v1 control flow (faceboxes, handtrack, rvm): the dataflow executor
-//     allocates frame and iteration bookkeeping per Run.
+//     allocates frame and iteration bookkeeping per Run (hash maps of
+//     pending inputs per loop iteration, child frames).
 // Multi-threaded Runs are not covered: kernels' scratch allocated on oneTBB
 // workers (which carry no BufferPool) comes from the heap.
 //
@@ -64,7 +65,7 @@ const Budget kKnownAllocs[] = {
     {"centernet", 409},
     {"efficientpose", 410},
     {"emotion", 9},
-    {"faceboxes", 4028},
+    {"faceboxes", 225},
     {"facemesh", 61},
     {"facemesh-attention", 66},
     {"facemesh-attention-pinto", 53},
@@ -77,7 +78,7 @@ const Budget kKnownAllocs[] = {
     {"handlandmark-lite", 117},
     {"handlandmark-sparse", 218},
     {"handskeleton", 116},
-    {"handtrack", 5007},
+    {"handtrack", 476},
     {"iris", 9},
     {"meet", 73},
     {"mobilefacenet", 66},
@@ -86,7 +87,7 @@ const Budget kKnownAllocs[] = {
     {"movenet-thunder", 344},
     {"nanodet", 167},
     {"posenet", 220},
-    {"rvm", 3537},
+    {"rvm", 340},
     {"selfie", 74},
 };
 
