@@ -57,6 +57,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "runtime/model.h"
+#include "tests/corpus/model_list.h"
 #include "tools/model_inputs.h"
 #include "tools/tensor_json.h"
 
@@ -66,7 +67,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr char kModelsTxt[] = "tools/corpus/models.txt";
+using testing::kModelsTxt;
 
 // Outputs whose rows follow a sorted score output (see the file comment).
 struct TieSorted {
@@ -163,19 +164,8 @@ std::string Env(const char* name) {
   return v ? v : "";
 }
 
-// The first word of every line of `path` that is neither blank nor a '#'
-// comment (tools/corpus/models.txt, backend_spread.txt).
 std::vector<std::string> ModelNames(const char* path = kModelsTxt) {
-  std::vector<std::string> names;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::string name;
-    if (!(words >> name) || name[0] == '#') continue;
-    names.push_back(name);
-  }
-  return names;
+  return testing::ReadNameList(path);
 }
 
 bool UsesBackendSpread(const std::string& model) {

@@ -22,22 +22,21 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/types/span.h"
 #include "runtime/model.h"
+#include "tests/corpus/model_list.h"
 #include "tests/counting_new.h"
 #include "tools/model_inputs.h"
 
 namespace graphrt {
 namespace {
 
-constexpr char kModelsTxt[] = "tools/corpus/models.txt";
+using testing::kModelsTxt;
 constexpr int kRuns = 3;
 
 // No operator-new call in a steady-state Run.
@@ -96,19 +95,6 @@ std::string Env(const char* name) {
   return v ? v : "";
 }
 
-std::vector<std::string> ModelNames() {
-  std::vector<std::string> names;
-  std::ifstream in(kModelsTxt);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream words(line);
-    std::string name;
-    if (!(words >> name) || name[0] == '#') continue;
-    names.push_back(name);
-  }
-  return names;
-}
-
 // operator-new calls per steady-state Run of `name`, or -1 on failure
 // (reported through gtest).
 int64_t AllocsPerRun(const std::string& dir, const std::string& golden_dir,
@@ -162,7 +148,7 @@ TEST(SteadyStateAllocTest, CorpusModels) {
   std::map<std::string, int64_t> budget;
   for (const char* name : kZeroAllocModels) budget[name] = 0;
   for (const Budget& b : kKnownAllocs) budget[b.model] = b.allocs;
-  const std::vector<std::string> names = ModelNames();
+  const std::vector<std::string> names = testing::ReadNameList();
   ASSERT_FALSE(names.empty()) << "no models in " << kModelsTxt;
   for (const std::string& name : names) {
     const int64_t allocs = AllocsPerRun(dir, golden_dir, name);
