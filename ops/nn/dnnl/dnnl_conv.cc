@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "oneapi/dnnl/dnnl.h"
 #include "ops/kernel.h"
 #include "runtime/status_macros.h"
@@ -145,6 +147,12 @@ bool DnnlAvailable() {
   return available;
 }
 
+bool DnnlHasAvx512() {
+  if (!DnnlAvailable()) return false;
+  const int isa = static_cast<int>(dnnl_get_effective_cpu_isa());
+  return (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
+}
+
 namespace {
 
 // The filter's descriptor in TF's layout ([kh, kw, in, out]; depthwise
@@ -195,6 +203,9 @@ struct DnnlConv::Entry {
   Tensor bias;
   bool adopted = false;  // packs the DnnlConv's adopted filter
   bool has_bias = false;
+  // When the bias is a binary post-op's src1 rather than the primitive's
+  // bias argument (Build): that argument's id; else 0.
+  int bias_post_op_arg = 0;
   bool has_residual = false;
   bool transposed = false;  // RunBackpropInput: src dy, dst dx
   bool usable = false;      // false: oneDNN declined this key
@@ -309,73 +320,113 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
   }
   if (st != dnnl_success) return fail("dnnl_memory_desc_init_by_tag", st);
 
+  // The bias as a binary post-op's src1: one value per output channel.
+  dnnl_dims_t bias_post_dims = {1, s.out_channels, 1, 1};
+  dnnl_memory_desc_t bias_post_md;
+  st = dnnl_memory_desc_init_by_tag(&bias_post_md, 4, bias_post_dims, dnnl_f32,
+                                    dnnl_nhwc);
+  if (st != dnnl_success) return fail("dnnl_memory_desc_init_by_tag", st);
+
   dnnl_dims_t strides = {s.stride_h, s.stride_w};
   dnnl_dims_t dilates = {s.dilation_h - 1, s.dilation_w - 1};
   dnnl_dims_t pad_l = {s.pad_top, s.pad_left};
   dnnl_dims_t pad_r = {s.pad_bottom, s.pad_right};
-  dnnl_convolution_desc_t conv_desc;
-  dnnl_deconvolution_desc_t deconv_desc;
-  if (transposed) {
-    st = dnnl_dilated_deconvolution_forward_desc_init(
-        &deconv_desc, dnnl_forward_inference, dnnl_deconvolution_direct,
-        &src_md, &any_weights_md, nullptr, &dst_md, strides, dilates, pad_l,
-        pad_r);
-  } else {
-    st = dnnl_dilated_convolution_forward_desc_init(
-        &conv_desc, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
-        &any_weights_md, has_bias ? &bias_md : nullptr, &dst_md, strides,
-        dilates, pad_l, pad_r);
-  }
-  if (st != dnnl_success) return absl::OkStatus();  // geometry not taken
-  const_dnnl_op_desc_t desc =
-      transposed ? static_cast<const_dnnl_op_desc_t>(&deconv_desc)
-                 : static_cast<const_dnnl_op_desc_t>(&conv_desc);
-
-  dnnl_primitive_attr_t attr = nullptr;
-  dnnl_post_ops_t post_ops = nullptr;
-  if ((st = dnnl_primitive_attr_create(&attr)) != dnnl_success) {
-    return fail("dnnl_primitive_attr_create", st);
-  }
-  st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
   const bool lo = std::isfinite(s.out_min), hi = std::isfinite(s.out_max);
-  if (st == dnnl_success && (lo || hi || has_residual)) {
-    st = dnnl_post_ops_create(&post_ops);
-    // Post-op 0: + dst's previous contents (the residual, copied there
-    // before the call unless it already is dst); then the clamp.
-    if (st == dnnl_success && has_residual) {
-      st = dnnl_post_ops_append_sum(post_ops, 1.0f);
+  // Makes `pd` (null when oneDNN has no implementation); the bias goes to
+  // the primitive's bias argument, or to a binary-add post-op ahead of the
+  // residual sum and the clamp when `bias_post_op`.
+  auto create_pd = [&](bool bias_post_op) -> dnnl_status_t {
+    dnnl_convolution_desc_t conv_desc;
+    dnnl_deconvolution_desc_t deconv_desc;
+    dnnl_status_t st;
+    if (transposed) {
+      st = dnnl_dilated_deconvolution_forward_desc_init(
+          &deconv_desc, dnnl_forward_inference, dnnl_deconvolution_direct,
+          &src_md, &any_weights_md, nullptr, &dst_md, strides, dilates, pad_l,
+          pad_r);
+    } else {
+      st = dnnl_dilated_convolution_forward_desc_init(
+          &conv_desc, dnnl_forward_inference, dnnl_convolution_direct, &src_md,
+          &any_weights_md, has_bias && !bias_post_op ? &bias_md : nullptr,
+          &dst_md, strides, dilates, pad_l, pad_r);
     }
-    if (st == dnnl_success && (lo || hi)) {
-      if (lo && !hi && s.out_min == 0.0f) {
-        st = dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu,
-                                          0.0f, 0.0f);
-      } else {
-        st = dnnl_post_ops_append_eltwise(
-            post_ops, 1.0f, dnnl_eltwise_clip,
-            lo ? s.out_min : -std::numeric_limits<float>::max(),
-            hi ? s.out_max : std::numeric_limits<float>::max());
+    if (st != dnnl_success) return dnnl_success;  // geometry not taken
+    const_dnnl_op_desc_t desc =
+        transposed ? static_cast<const_dnnl_op_desc_t>(&deconv_desc)
+                   : static_cast<const_dnnl_op_desc_t>(&conv_desc);
+    dnnl_primitive_attr_t attr = nullptr;
+    dnnl_post_ops_t post_ops = nullptr;
+    if ((st = dnnl_primitive_attr_create(&attr)) != dnnl_success) return st;
+    st = dnnl_primitive_attr_set_scratchpad_mode(attr,
+                                                 dnnl_scratchpad_mode_user);
+    if (st == dnnl_success && (lo || hi || has_residual || bias_post_op)) {
+      st = dnnl_post_ops_create(&post_ops);
+      // + dst's previous contents (the residual, copied there before the
+      // call unless it already is dst), + the bias when it is a post-op,
+      // then the clamp. The sum goes first: oneDNN's AVX2 kernels take it
+      // only there. (conv + residual) + bias and (conv + bias) + residual
+      // differ by one rounding at most.
+      if (st == dnnl_success && has_residual) {
+        st = dnnl_post_ops_append_sum(post_ops, 1.0f);
       }
+      if (st == dnnl_success && bias_post_op) {
+        st = dnnl_post_ops_append_binary(post_ops, dnnl_binary_add,
+                                         &bias_post_md);
+      }
+      if (st == dnnl_success && (lo || hi)) {
+        if (lo && !hi && s.out_min == 0.0f) {
+          st = dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu,
+                                            0.0f, 0.0f);
+        } else {
+          st = dnnl_post_ops_append_eltwise(
+              post_ops, 1.0f, dnnl_eltwise_clip,
+              lo ? s.out_min : -std::numeric_limits<float>::max(),
+              hi ? s.out_max : std::numeric_limits<float>::max());
+        }
+      }
+      if (st == dnnl_success)
+        st = dnnl_primitive_attr_set_post_ops(attr, post_ops);
     }
-    if (st == dnnl_success)
-      st = dnnl_primitive_attr_set_post_ops(attr, post_ops);
+    if (st == dnnl_success) {
+      const dnnl_status_t pd_st =
+          dnnl_primitive_desc_create(&pd, desc, attr, Engine(), nullptr);
+      if (pd_st != dnnl_success) pd = nullptr;
+    }
+    if (post_ops != nullptr) dnnl_post_ops_destroy(post_ops);
+    dnnl_primitive_attr_destroy(attr);
+    return st;
+  };
+  auto impl_name = [&]() -> absl::string_view {
+    const char* impl = nullptr;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    return impl == nullptr ? absl::string_view() : absl::string_view(impl);
+  };
+  if ((st = create_pd(false)) != dnnl_success) {
+    return fail("dnnl primitive attributes", st);
   }
-  if (st == dnnl_success) {
-    const dnnl_status_t pd_st =
-        dnnl_primitive_desc_create(&pd, desc, attr, Engine(), nullptr);
-    if (pd_st != dnnl_success) pd = nullptr;
-  }
-  if (post_ops != nullptr) dnnl_post_ops_destroy(post_ops);
-  dnnl_primitive_attr_destroy(attr);
-  if (st != dnnl_success) return fail("dnnl primitive attributes", st);
   if (pd == nullptr) return absl::OkStatus();  // no implementation
-
-  const char* impl = nullptr;
-  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+  // Only brgemm kernels add the bias argument after the whole dot product;
+  // the other JIT kernels of a regular convolution (jit_1x1:avx2, jit:avx2
+  // on AVX2 machines) start their accumulators at the bias, which rounds
+  // every partial sum at a large folded bias's magnitude (fused_conv.h).
+  // There the bias becomes a post-op, applied after the dot product.
+  // Depthwise sums are short enough not to matter.
+  if (has_bias && !transposed && !s.depthwise &&
+      !absl::StartsWith(impl_name(), "brg")) {
+    dnnl_primitive_desc_destroy(pd);
+    pd = nullptr;
+    if ((st = create_pd(true)) != dnnl_success) {
+      return fail("dnnl primitive attributes", st);
+    }
+    if (pd == nullptr) return absl::OkStatus();  // no implementation
+    bias_post_op_arg =
+        DNNL_ARG_ATTR_MULTIPLE_POST_OP(has_residual ? 1 : 0) | DNNL_ARG_SRC_1;
+  }
+  const absl::string_view impl = impl_name();
   // Only the JIT kernels are worth taking over XNNPACK: brgconv*
   // (brgemm), brdgmm_dw (batch-reduce depthwise), jit:*. Not ref:* (plain
   // loops) nor gemm:* (im2col + sgemm).
-  if (impl == nullptr ||
-      !(absl::StartsWith(impl, "brg") || absl::StartsWith(impl, "brdgmm") ||
+  if (!(absl::StartsWith(impl, "brg") || absl::StartsWith(impl, "brdgmm") ||
         absl::StartsWith(impl, "jit"))) {
     return absl::OkStatus();
   }
@@ -431,7 +482,9 @@ DnnlConv::Entry::NewContext() const {
                             packed_weights.get());
   }
   if (st == dnnl_success && has_bias) {
-    const dnnl_memory_desc_t* bias_md = Md(dnnl_query_weights_md, 1);
+    const dnnl_memory_desc_t* bias_md =
+        bias_post_op_arg != 0 ? Md(dnnl_query_exec_arg_md, bias_post_op_arg)
+                              : Md(dnnl_query_weights_md, 1);
     st = bias_md == nullptr
              ? dnnl_runtime_error
              : dnnl_memory_create(&c->bias, bias_md, Engine(),
@@ -648,7 +701,11 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
     args[nargs++] = {DNNL_ARG_SRC, ctx->src};
     args[nargs++] = {DNNL_ARG_WEIGHTS, ctx->weights};
     args[nargs++] = {DNNL_ARG_DST, ctx->dst};
-    if (ctx->bias != nullptr) args[nargs++] = {DNNL_ARG_BIAS, ctx->bias};
+    if (ctx->bias != nullptr) {
+      args[nargs++] = {entry->bias_post_op_arg != 0 ? entry->bias_post_op_arg
+                                                    : DNNL_ARG_BIAS,
+                       ctx->bias};
+    }
     if (ctx->scratch != nullptr) {
       args[nargs++] = {DNNL_ARG_SCRATCHPAD, ctx->scratch};
     }

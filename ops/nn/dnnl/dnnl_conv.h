@@ -6,9 +6,13 @@
 // the shapes of the corpus models; bench/RESULTS.md "oneDNN vs XNNPACK"),
 // oneDNN's brgemm convolutions take 0.79-0.93x XNNPACK's time for 1x1 and
 // 3x3 convolutions and 0.44-0.89x for depthwise ones (5x5 depthwise: 0.44x).
-// Its epilogue adds the bias after the whole dot product (XNNPACK starts
-// the accumulator at the bias, see ops/nn/fused_conv.h), so regular
-// convolutions get their bias and Relu / Relu6 fused too. The fused-conv
+// The bias is added after the whole dot product (XNNPACK starts the
+// accumulator at the bias, see ops/nn/fused_conv.h), so regular
+// convolutions get their bias and Relu / Relu6 fused too: the brgemm
+// kernels' epilogue does so with the bias argument; oneDNN's other JIT
+// kernels (jit_1x1:avx2, jit:avx2: what an AVX2 machine gets) start at the
+// bias too, so there the bias is given as a binary-add post-op instead
+// (before the residual sum and the clamp). The fused-conv
 // runner (ops/nn/fused_conv.h) tries DnnlConv first, then XnnConv, then the
 // portable Eigen path.
 //
@@ -60,6 +64,12 @@ namespace nn {
 // True unless GRAPHRT_DNNL=0 or oneDNN's CPU engine cannot be created.
 // Thread-safe.
 bool DnnlAvailable();
+
+// True when oneDNN runs AVX-512 (avx512_core or later) kernels here: then
+// brgemm takes every undilated regular convolution and depthwise
+// multipliers above 1. On AVX2 machines oneDNN's JIT kernels cover fewer
+// geometries (the rest are declined: XNNPACK runs them). Thread-safe.
+bool DnnlHasAvx512();
 
 class DnnlConv {
  public:
