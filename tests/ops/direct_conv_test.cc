@@ -1,5 +1,5 @@
 // DirectConv (ops/nn/direct/direct_conv.h) against the naive reference:
-// regular and depthwise geometries around its 8-pixel / 16-channel tiles
+// regular and depthwise geometries around its pixel tiles and channel blocks
 // (padding on every side, strides, dilations, channel tails), the bias,
 // the residual (also in place) and the clamp; the once-only decision of
 // Adopt; and the errors for a geometry that does not match the filter.
@@ -197,7 +197,8 @@ TEST(DirectConvTest, AdoptDecidesOnceAndTakesTheFilterOnce) {
   for (auto& t : callers) t.join();
   EXPECT_EQ(results, std::vector<int>(4, 1));
   EXPECT_EQ(taken, 1);
-  EXPECT_EQ(chosen.packed_bytes(), 16 * 2 * 4);  // one 16-lane block
+  EXPECT_EQ(chosen.packed_bytes(),
+            DirectConv::kBlockLanes * 2 * 4);  // one block
   const std::vector<float> x = {1, -1};
   std::vector<float> out(3);
   ASSERT_TRUE(

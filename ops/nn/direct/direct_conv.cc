@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#if defined(__AVX512F__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -19,19 +19,35 @@ namespace graphrt {
 namespace nn {
 namespace {
 
-// One block of 16 output channels. GCC lowers it to one zmm register with
-// -march=native on AVX-512 machines and to narrower registers elsewhere.
-typedef float Vec __attribute__((vector_size(64)));
+// One block of kLanes output channels: one vector register of the widest
+// ISA the build targets (-march=native). The output-pixel tile is sized to
+// that ISA's register file: RegularTile<kTile, 2> keeps kTile * 2
+// accumulators, 2 weight vectors and a broadcast in registers (AVX-512: 16 +
+// 2 + 1 of 32 zmm; AVX2 and SSE: 12 + 2 + 1 of 16 ymm / xmm). A 16-lane
+// vector on an AVX2 machine would be two ymm registers, and the AVX-512
+// tile's 32 accumulators then spill on every FMA (bench/RESULTS.md,
+// "Direct convolutions on AVX2").
+#if defined(__AVX512F__)
 constexpr int kLanes = 16;
-constexpr int kTile = 8;  // output pixels per register tile
+constexpr int kTile = 8;
+#elif defined(__AVX2__)
+constexpr int kLanes = 8;
+constexpr int kTile = 6;
+#else
+constexpr int kLanes = 4;
+constexpr int kTile = 6;
+#endif
+static_assert(kLanes == DirectConv::kBlockLanes);
+typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
 constexpr int kMaxBlocks = 2;
 
-// Unaligned, aliasing view of 16 floats (a plain load, unlike memcpy into
+// Unaligned, aliasing view of one vector (a plain load, unlike memcpy into
 // a local, which GCC kept on the stack).
-typedef float VecU __attribute__((vector_size(64), aligned(4), __may_alias__));
+typedef float VecU __attribute__((vector_size(kLanes * sizeof(float)),
+                                  aligned(4), __may_alias__));
 inline Vec Load(const float* p) { return *reinterpret_cast<const VecU*>(p); }
-// The first `lanes` (< 16) channels: AVX-512 masked moves where there are
-// some (a variable-length memcpy per pixel cost more than the pixel's dot
+// The first `lanes` (< kLanes) channels: masked moves where the ISA has
+// them (a variable-length memcpy per pixel cost more than the pixel's dot
 // product), else a copy through the stack.
 #if defined(__AVX512F__)
 inline __mmask16 LaneMask(int lanes) {
@@ -42,6 +58,17 @@ inline Vec LoadPartial(const float* p, int lanes) {
 }
 inline void StorePartial(float* p, const Vec& v, int lanes) {
   _mm512_mask_storeu_ps(p, LaneMask(lanes), reinterpret_cast<__m512>(v));
+}
+#elif defined(__AVX2__)
+inline __m256i LaneMask(int lanes) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline Vec LoadPartial(const float* p, int lanes) {
+  return reinterpret_cast<Vec>(_mm256_maskload_ps(p, LaneMask(lanes)));
+}
+inline void StorePartial(float* p, const Vec& v, int lanes) {
+  _mm256_maskstore_ps(p, LaneMask(lanes), reinterpret_cast<__m256>(v));
 }
 #else
 inline Vec LoadPartial(const float* p, int lanes) {
@@ -75,7 +102,7 @@ struct Geo {
   int64_t h, w, c_in, c_out, out_h, out_w;
   int64_t kh, kw, sh, sw, dh, dw, pt, pl;
   float lo, hi;
-  const float* zeros;  // >= max(c_in, 16) zeros: the taps in the padding
+  const float* zeros;  // >= max(c_in, kLanes) zeros: the taps in the padding
 };
 
 // The output pixels [begin, end) of a row whose windows stay inside the
@@ -201,7 +228,7 @@ void RegularRow(const Geo& g, const float* in_n, const float* wg,
   if (x < g.out_w) tile(std::integral_constant<int, 1>());
 }
 
-// R output pixels of row y, one block of 16 channels starting at c0
+// R output pixels of row y, one block of kLanes channels starting at c0
 // (`lanes` of them real). Depthwise: channel c reads input channel c.
 template <int R, bool kChecked, bool kFull>
 __attribute__((noinline)) void DepthwiseTile(const Geo& g, const float* in_n,
@@ -374,8 +401,8 @@ void DepthwiseRow(const Geo& g, const float* in_n, const float* wp,
 }  // namespace
 
 // The packed filter. Regular: channel groups of up to kMaxBlocks blocks,
-// group k at weights + group_offset[k], laid out [kh][kw][in][blocks * 16].
-// Depthwise: [kh][kw][c rounded up to 16]. Padded lanes are 0.
+// group k at weights + group_offset[k], laid out [kh][kw][in][blocks *
+// kLanes]. Depthwise: [kh][kw][c rounded up to kLanes]. Padded lanes are 0.
 struct DirectConv::Packed {
   bool depthwise = false;
   int64_t kh = 0, kw = 0, c_in = 0, c_out = 0;
@@ -405,7 +432,7 @@ bool DirectConv::Prefers(const XnnConvSpec& spec, int64_t n, int64_t out_h,
   if (mode == Mode::kAll) return true;
   if (n * out_h * out_w > kMaxOutputPixels) return false;
   if (spec.depthwise) {
-    // Depthwise layers sweep the input once per group of 16 channels; an
+    // Depthwise layers sweep the input once per group of kLanes channels; an
     // input beyond ~512 KB then streams from L3 for every group (MobileNet
     // V2's 56x56x144 layer: 5 GFLOP/s here, 16-28 on oneDNN).
     constexpr int64_t kMaxDepthwiseInputFloats = 128 * 1024;

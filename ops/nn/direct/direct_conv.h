@@ -19,12 +19,14 @@
 // ops/nn/fused_conv.h for why). `residual` may be `out` itself: each
 // element is read before it is written.
 //
-// How: the filter is packed once into blocks of 16 output channels (one
-// AVX-512 vector; GCC vector extensions, so any other x86-64 gets the same
-// code in narrower vectors): regular filters as [group][kh][kw][in][16 *
-// blocks] with up to 2 blocks per group, depthwise ones as [kh][kw][c
-// rounded up to 16]. Regular convolutions keep 8 output pixels x 2 blocks
-// of accumulators in registers and walk the input directly (a window row
+// How: the filter is packed once into blocks of kBlockLanes output
+// channels, one vector register of the ISA the build targets (16 on
+// AVX-512, 8 on AVX2, 4 below; GCC vector extensions): regular filters as
+// [group][kh][kw][in][kBlockLanes * blocks] with up to 2 blocks per group,
+// depthwise ones as [kh][kw][c rounded up to kBlockLanes]. Regular
+// convolutions keep a tile of output pixels (8 on AVX-512, 6 with 16
+// vector registers) x 2 blocks of accumulators in registers and walk the
+// input directly (a window row
 // of an undilated convolution is one contiguous run of kw * in values);
 // taps in the padding read a row of zeros, so border pixels also go 8 at a
 // time. Depthwise 3x3 / 5x5 (stride 1 or 2) load each input column of a
@@ -35,7 +37,7 @@
 // When (Prefers): a layer of at most kMaxOutputPixels output pixels
 // whose filter has at most kMaxFilterFloats values (a depthwise layer with
 // multiplier 1: whose input has at most 128k values, as it sweeps the input
-// once per group of 16 channels). The filter bound is where oneDNN's
+// once per group of kBlockLanes channels). The filter bound is where oneDNN's
 // fixed ~90 KB per primitive stays under half of the filter's own bytes
 // (the 1.5x memory budget); the pixel bound keeps the large layers of
 // large models, where oneDNN's brgemm kernels are fastest, on oneDNN.
@@ -70,6 +72,15 @@ namespace nn {
 
 class DirectConv {
  public:
+  // Output channels per packed block: one vector register of the ISA the
+  // build targets (-march=native).
+#if defined(__AVX512F__)
+  static constexpr int kBlockLanes = 16;
+#elif defined(__AVX2__)
+  static constexpr int kBlockLanes = 8;
+#else
+  static constexpr int kBlockLanes = 4;
+#endif
   // Filters of at most this many values (regular convolutions).
   static constexpr int64_t kMaxFilterFloats = 48 * 1024;
   // Calls of at most this many output pixels (n * out_h * out_w).
