@@ -28,6 +28,10 @@
 // acquire of it. An arena functor is read in place: it acquires its own
 // address, which the caller released.
 //
+// Every chunk of a ParallelFor runs under the calling thread's
+// ThreadContext (runtime/thread_context.h: the Run's buffer pool), also on
+// a worker thread.
+//
 // Thread-safety: ParallelFor and ExecuteInArena may be called from any
 // thread, also from inside a task; a TaskGroup may be given tasks from any
 // thread (including its own tasks) until Wait returns. Errors: none; the
@@ -43,6 +47,7 @@
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
 #include "oneapi/tbb/task_group.h"
+#include "runtime/thread_context.h"
 #include "runtime/tsan.h"
 
 namespace graphrt {
@@ -55,8 +60,9 @@ inline thread_local int sequential_depth = 0;
 // The two edges of one ParallelFor or ExecuteInArena call; only their
 // addresses are used.
 struct Edges {
-  char spawn = 0;  // caller -> every chunk
-  char join = 0;   // every chunk -> caller
+  char spawn = 0;         // caller -> every chunk
+  char join = 0;          // every chunk -> caller
+  ThreadContext context;  // the caller's, written before `spawn`
 };
 
 // Two values a oneTBB body carries to the thread that runs it, read and
@@ -102,6 +108,7 @@ class RangeBody {
   void operator()(const oneapi::tbb::blocked_range<int64_t>& r) const {
     auto [fn, edges] = carried_.Get();
     TsanAcquire(&edges->spawn);
+    ScopedThreadContext scope(edges->context);
     (*fn)(r.begin(), r.end());
     TsanRelease(&edges->join);
   }
@@ -170,15 +177,18 @@ void ParallelFor(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {
   if (grain < 1) grain = 1;
   if constexpr (kUnderTsan) {
     parallel_internal::Edges edges;
+    edges.context = CurrentThreadContext();
     TsanRelease(&edges.spawn);
     oneapi::tbb::parallel_for(
         oneapi::tbb::blocked_range<int64_t>(begin, end, grain),
         parallel_internal::RangeBody<Fn>(&fn, &edges));
     TsanAcquire(&edges.join);
   } else {
+    const ThreadContext context = CurrentThreadContext();
     oneapi::tbb::parallel_for(
         oneapi::tbb::blocked_range<int64_t>(begin, end, grain),
-        [&fn](const oneapi::tbb::blocked_range<int64_t>& r) {
+        [&fn, context](const oneapi::tbb::blocked_range<int64_t>& r) {
+          ScopedThreadContext scope(context);
           fn(r.begin(), r.end());
         });
   }

@@ -62,9 +62,9 @@ absl::Status OutOfMemory(size_t bytes, DType dtype) {
                    DTypeName(dtype), " tensor"));
 }
 
-// The pool installed on this thread by ScopedBufferPool.
-thread_local BufferPool* t_pool = nullptr;
-thread_local uint64_t t_run_tag = 0;
+// The pool installed on this thread by ScopedBufferPool (or carried here
+// by ParallelFor from the thread that called it).
+BufferPool* CurrentPool() { return CurrentThreadContext().buffer_pool; }
 
 // Size of the pooled control blocks (shared_ptr's count + Buffer +
 // allocator); allocate_shared always asks for the same size.
@@ -165,9 +165,9 @@ std::shared_ptr<Buffer> Buffer::View(void* data, size_t bytes,
   // Inside a Run the control block comes from the Run's pool, like an
   // allocated Buffer's: kernels that return views make no heap call.
   std::shared_ptr<Buffer> buf;
-  if (t_pool != nullptr) {
+  if (BufferPool* pool = CurrentPool(); pool != nullptr) {
     try {
-      buf = std::allocate_shared<Buffer>(PoolAllocator<Buffer>(t_pool), Key());
+      buf = std::allocate_shared<Buffer>(PoolAllocator<Buffer>(pool), Key());
     } catch (const std::bad_alloc&) {
       // Falls back to the heap below.
     }
@@ -343,15 +343,11 @@ absl::StatusOr<std::shared_ptr<Buffer>> BufferPool::Allocate(DType dtype,
   return buf;
 }
 
-ScopedBufferPool::ScopedBufferPool(BufferPool* pool, uint64_t run_tag)
-    : previous_pool_(t_pool), previous_tag_(t_run_tag) {
-  t_pool = pool;
-  t_run_tag = run_tag;
-}
-
-ScopedBufferPool::~ScopedBufferPool() {
-  t_pool = previous_pool_;
-  t_run_tag = previous_tag_;
+ThreadContext ScopedBufferPool::WithPool(BufferPool* pool, uint64_t run_tag) {
+  ThreadContext context = CurrentThreadContext();
+  context.buffer_pool = pool;
+  context.run_tag = run_tag;
+  return context;
 }
 
 absl::StatusOr<Tensor> Tensor::Allocate(DType dtype, const Shape& shape) {
@@ -367,10 +363,11 @@ absl::StatusOr<Tensor> Tensor::AllocateImpl(DType dtype, const Shape& shape,
                                             bool zero_fill) {
   absl::Status checked = Shape::Make(shape.dims()).status();
   if (!checked.ok()) return checked;
-  auto buf =
-      t_pool != nullptr
-          ? t_pool->Allocate(dtype, shape.num_elements(), t_run_tag, zero_fill)
-          : Buffer::Allocate(dtype, shape.num_elements(), zero_fill);
+  BufferPool* pool = CurrentPool();
+  auto buf = pool != nullptr
+                 ? pool->Allocate(dtype, shape.num_elements(),
+                                  CurrentThreadContext().run_tag, zero_fill)
+                 : Buffer::Allocate(dtype, shape.num_elements(), zero_fill);
   if (!buf.ok()) {
     return absl::Status(buf.status().code(),
                         absl::StrCat(buf.status().message(), " (shape ",

@@ -29,6 +29,7 @@
 #include "runtime/dtype.h"
 #include "runtime/mutex.h"
 #include "runtime/shape.h"
+#include "runtime/thread_context.h"
 
 namespace graphrt {
 
@@ -182,16 +183,20 @@ class BufferPool {
 // Routes Tensor::Allocate on the current thread to `pool` (tagging buffers
 // with `run_tag`) for the lifetime of this object; nests (restores the
 // previous pool on destruction). `pool` may be null (plain allocation).
+// ParallelFor carries the installed pool into the chunks it runs on other
+// threads (runtime/thread_context.h), so a kernel's parallel loops take
+// their tensors and scratch from the same pool.
 class ScopedBufferPool {
  public:
-  ScopedBufferPool(BufferPool* pool, uint64_t run_tag);
-  ~ScopedBufferPool();
+  ScopedBufferPool(BufferPool* pool, uint64_t run_tag)
+      : scope_(WithPool(pool, run_tag)) {}
   ScopedBufferPool(const ScopedBufferPool&) = delete;
   ScopedBufferPool& operator=(const ScopedBufferPool&) = delete;
 
  private:
-  BufferPool* previous_pool_;
-  uint64_t previous_tag_;
+  // This thread's context with the pool and tag replaced.
+  static ThreadContext WithPool(BufferPool* pool, uint64_t run_tag);
+  ScopedThreadContext scope_;
 };
 
 class Tensor {

@@ -146,8 +146,9 @@ inline absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank,
 // `size` uninitialized values of a trivially copyable T that a kernel needs
 // only during its call (lookup tables, row caches). Inside a Run the storage
 // comes from the Run's BufferPool (Tensor::AllocateUninitialized), so a
-// steady-state Run makes no heap call for it; elsewhere (a oneTBB worker of
-// a parallel loop, tests) it falls back to the heap.
+// steady-state Run makes no heap call for it, also in the chunks of a
+// parallel loop (ParallelFor carries the pool to its workers); outside a
+// Run (tests, load time) it falls back to the heap.
 template <typename T>
 class ScratchArray {
  public:

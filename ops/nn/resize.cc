@@ -14,6 +14,7 @@
 // ResizeBilinear and CropAndResize accept every real dtype and return
 // float32; ResizeNearestNeighbor keeps the input dtype.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -139,13 +140,19 @@ class ResizeBilinearKernel : public Kernel {
       const T* in = images.data<T>();
       const int64_t min_rows = std::max<int64_t>(
           2, (int64_t{1} << 15) / std::max<int64_t>(1, ow * c));
+      std::atomic<bool> out_of_memory{false};
       ops::ParallelFor(n * oh, min_rows, [&](int64_t r0, int64_t r1) {
         // Horizontally interpolated input rows, two cached (keyed by
         // b * h + input row): upsampling reads each input row for several
         // output rows. Same expressions as a per-pixel loop, so the same
         // values.
         const int64_t row_len = ow * c;
-        std::vector<float> rows(2 * row_len);
+        auto rows_or = ops::ScratchArray<float>::Make(2 * row_len);
+        if (!rows_or.ok()) {
+          out_of_memory.store(true, std::memory_order_relaxed);
+          return;
+        }
+        ops::ScratchArray<float>& rows = *rows_or;
         int64_t key[2] = {-1, -1};
         int next = 0;
         auto horizontal = [&](int64_t k) -> const float* {
@@ -186,6 +193,11 @@ class ResizeBilinearKernel : public Kernel {
           }
         }
       });
+      if (out_of_memory.load(std::memory_order_relaxed)) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("ResizeBilinear: out of memory for the row cache of ",
+                         ow, " x ", c, " values"));
+      }
       return absl::OkStatus();
     });
   }

@@ -2,6 +2,8 @@
 // reuse across Runs, the live-memory limit).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <future>
 #include <string>
 #include <thread>
@@ -10,6 +12,7 @@
 #include "google/protobuf/text_format.h"
 #include "ops/registry.h"
 #include "runtime/executor.h"
+#include "runtime/parallel.h"
 #include "runtime/tensor.h"
 
 namespace graphrt {
@@ -39,6 +42,27 @@ TEST(BufferPoolTest, ReusesReleasedStorage) {
   }
   EXPECT_EQ(pool->heap_allocations(), heap_calls);
   EXPECT_EQ(pool->held_bytes(), 64);
+}
+
+// A kernel's parallel loop allocates from the Run's pool on every thread
+// (ParallelFor carries the pool to its workers): before, chunks on oneTBB
+// workers went to the heap (run_tag 0).
+TEST(BufferPoolTest, ParallelChunksAllocateFromTheInstalledPool) {
+  auto pool = BufferPool::Create();
+  std::atomic<int> chunks{0}, untagged{0};
+  {
+    ScopedBufferPool scope(pool.get(), 9);
+    ParallelFor(0, 64, 1, [&](int64_t, int64_t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      absl::StatusOr<Tensor> t =
+          Tensor::Allocate(DType::kFloat32, Shape({100}));
+      if (!t.ok() || t->buffer()->run_tag() != 9u) ++untagged;
+      ++chunks;
+    });
+  }
+  EXPECT_EQ(chunks.load(), 64);
+  EXPECT_EQ(untagged.load(), 0);
+  EXPECT_GT(pool->heap_allocations(), 0);
 }
 
 TEST(BufferPoolTest, LiveBuffersAreNotShared) {

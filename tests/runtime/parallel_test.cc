@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -102,6 +104,38 @@ TEST(ParallelForTest, ScopedSequentialRunsOneChunkOnTheCaller) {
   }
   EXPECT_EQ(calls, 1);
   EXPECT_FALSE(other_thread);
+}
+
+// Every chunk runs under the caller's ThreadContext, also on a worker
+// thread, and a worker's own context is back to empty afterwards.
+TEST(ParallelForTest, ChunksRunUnderTheCallersThreadContext) {
+  // Only the address is used (the context never dereferences its pool).
+  alignas(64) static char fake_pool[64];
+  ThreadContext mine;
+  mine.buffer_pool = reinterpret_cast<BufferPool*>(fake_pool);
+  mine.run_tag = 42;
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> chunks{0}, on_workers{0}, wrong{0};
+  {
+    ScopedThreadContext scope(mine);
+    ParallelFor(0, 64, 1, [&](int64_t, int64_t) {
+      // Slow chunks, so that the other core's worker takes some.
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      const ThreadContext& seen = CurrentThreadContext();
+      if (seen.buffer_pool != mine.buffer_pool || seen.run_tag != 42) ++wrong;
+      if (std::this_thread::get_id() != caller) ++on_workers;
+      ++chunks;
+    });
+  }
+  EXPECT_EQ(chunks.load(), 64);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(on_workers.load(), 0) << "no chunk ran on a worker thread";
+  EXPECT_EQ(CurrentThreadContext().buffer_pool, nullptr);
+  ParallelFor(0, 64, 1, [&](int64_t, int64_t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (CurrentThreadContext().buffer_pool != nullptr) ++wrong;
+  });
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(TaskGroupTest, TasksSpawnedFromTasksAreAllWaitedFor) {
