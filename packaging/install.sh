@@ -50,7 +50,7 @@ headers=(
   ops/kernel.h ops/registry.h runtime/dtype.h runtime/executor.h
   runtime/model.h runtime/model_state.h runtime/mutex.h runtime/parallel.h
   runtime/profiler.h runtime/resource.h runtime/shape.h runtime/status_macros.h runtime/tensor.h
-  runtime/tsan.h
+  runtime/thread_context.h runtime/tsan.h
 )
 
 mkdir -p "$prefix/lib/pkgconfig" "$prefix/lib/cmake/graphrt" \
