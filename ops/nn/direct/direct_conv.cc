@@ -27,17 +27,8 @@ namespace {
 // vector on an AVX2 machine would be two ymm registers, and the AVX-512
 // tile's 32 accumulators then spill on every FMA (bench/RESULTS.md,
 // "Direct convolutions on AVX2").
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;
-constexpr int kTile = 8;
-#elif defined(__AVX2__)
-constexpr int kLanes = 8;
-constexpr int kTile = 6;
-#else
-constexpr int kLanes = 4;
-constexpr int kTile = 6;
-#endif
-static_assert(kLanes == DirectConv::kBlockLanes);
+constexpr int kLanes = DirectConv::kBlockLanes;
+constexpr int kTile = kLanes == 16 ? 8 : 6;
 typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
 constexpr int kMaxBlocks = 2;
 

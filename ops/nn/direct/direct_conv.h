@@ -28,7 +28,7 @@
 // vector registers) x 2 blocks of accumulators in registers and walk the
 // input directly (a window row
 // of an undilated convolution is one contiguous run of kw * in values);
-// taps in the padding read a row of zeros, so border pixels also go 8 at a
+// taps in the padding read a row of zeros, so border pixels also go a tile at a
 // time. Depthwise 3x3 / 5x5 (stride 1 or 2) load each input column of a
 // window row once for all the pixels that use it, copying border windows
 // to a zero-padded buffer first. Results do not depend on the thread count

@@ -333,8 +333,8 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
   dnnl_dims_t pad_r = {s.pad_bottom, s.pad_right};
   const bool lo = std::isfinite(s.out_min), hi = std::isfinite(s.out_max);
   // Makes `pd` (null when oneDNN has no implementation); the bias goes to
-  // the primitive's bias argument, or to a binary-add post-op ahead of the
-  // residual sum and the clamp when `bias_post_op`.
+  // the primitive's bias argument, or to a binary-add post-op after the
+  // residual sum and before the clamp when `bias_post_op`.
   auto create_pd = [&](bool bias_post_op) -> dnnl_status_t {
     dnnl_convolution_desc_t conv_desc;
     dnnl_deconvolution_desc_t deconv_desc;

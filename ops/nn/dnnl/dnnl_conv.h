@@ -12,7 +12,7 @@
 // kernels' epilogue does so with the bias argument; oneDNN's other JIT
 // kernels (jit_1x1:avx2, jit:avx2: what an AVX2 machine gets) start at the
 // bias too, so there the bias is given as a binary-add post-op instead
-// (before the residual sum and the clamp). The fused-conv
+// (after the residual sum, before the clamp). The fused-conv
 // runner (ops/nn/fused_conv.h) tries DnnlConv first, then XnnConv, then the
 // portable Eigen path.
 //
