@@ -547,6 +547,10 @@ void graphrt_options_set_max_memory_bytes(GraphrtOptions* options,
   if (options != nullptr) options->options.max_memory_bytes = bytes;
 }
 
+void graphrt_options_set_flush_denormals(GraphrtOptions* options, int flush) {
+  if (options != nullptr) options->options.flush_denormals = flush != 0;
+}
+
 GraphrtStatus* graphrt_model_load(const char* path,
                                   const GraphrtOptions* options,
                                   GraphrtModel** model) {

@@ -122,7 +122,8 @@ size_t graphrt_dtype_size(GraphrtDType dtype);
 
 typedef struct GraphrtOptions GraphrtOptions;
 
-/* Defaults: threads = 0 (all cores), max_memory_bytes = 0 (unlimited).
+/* Defaults: threads = 0 (all cores), max_memory_bytes = 0 (unlimited),
+ * flush_denormals = 1.
  * Returns NULL only when out of memory. */
 GraphrtOptions* graphrt_options_create(void);
 void graphrt_options_free(GraphrtOptions* options);
@@ -133,6 +134,10 @@ void graphrt_options_set_threads(GraphrtOptions* options, int threads);
  * exceed it fails with GRAPHRT_RESOURCE_EXHAUSTED naming the node. */
 void graphrt_options_set_max_memory_bytes(GraphrtOptions* options,
                                           int64_t bytes);
+/* Nonzero (default, as TensorFlow): runs compute with denormal floats
+ * flushed to zero (FTZ + DAZ on x86; values below 1.2e-38 become 0), which
+ * avoids the CPU's slow denormal path. 0: IEEE denormals. */
+void graphrt_options_set_flush_denormals(GraphrtOptions* options, int flush);
 
 /* ---- Models ----------------------------------------------------------- */
 

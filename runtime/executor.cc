@@ -175,6 +175,18 @@ Executor::Executor(const Graph* graph, ResourceManager* resources,
 
 Executor::~Executor() = default;
 
+bool Executor::FlushDenormals() const {
+  switch (options_.denormals) {
+    case Denormals::kFlushToZero:
+      return true;
+    case Denormals::kIeee:
+      return false;
+    case Denormals::kAsCaller:
+      break;
+  }
+  return CurrentThreadContext().flush_denormals;
+}
+
 absl::StatusOr<std::shared_ptr<const Plan>> Executor::GetPlan(
     absl::Span<const Feed> feeds, absl::Span<const Endpoint> fetches) const {
   const uint64_t key = PlanHash(feeds, fetches);
@@ -336,6 +348,7 @@ struct RunContext {
   BufferPool* pool;
   int64_t max_live_bytes;
   Profiler* profiler;
+  bool flush_denormals;
 };
 
 // Adds the bytes of the buffers this Run allocated for `id`'s outputs
@@ -453,7 +466,8 @@ bool RunNode(const RunContext& run, int id) {
     ScratchOutputs scratch(ScratchHome(state));
     KernelContext ctx(inputs, &scratch.outputs(), run.resources);
     ctx.set_forwardable_inputs(forwardable);
-    ScopedBufferPool scope(run.pool, state.run_tag);
+    ScopedThreadContext scope(
+        ThreadContext{run.pool, state.run_tag, run.flush_denormals});
     const bool profile = run.profiler != nullptr && run.profiler->enabled();
     const auto start = profile ? std::chrono::steady_clock::now()
                                : std::chrono::steady_clock::time_point();
@@ -530,7 +544,8 @@ absl::Status Executor::RunInto(absl::Span<const Feed> feeds,
     absl::StatusOr<std::vector<Tensor>> result;
     const uint64_t tag = next_run_tag.fetch_add(1, std::memory_order_relaxed);
     auto run = [&] {
-      ScopedBufferPool scope(pool_.get(), tag);
+      ScopedThreadContext scope(
+          ThreadContext{pool_.get(), tag, FlushDenormals()});
       result = RunDataflow(*graph_, *plan->dataflow, feeds, fetches, resources);
     };
     if (arena_ != nullptr) {
@@ -560,7 +575,8 @@ absl::Status Executor::RunInto(absl::Span<const Feed> feeds,
                        resources,
                        pool_.get(),
                        options_.max_live_bytes,
-                       options_.profiler};
+                       options_.profiler,
+                       FlushDenormals()};
   if (arena_ == nullptr) {
     ScopedSequential sequential;
     for (int id : plan->order) {

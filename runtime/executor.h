@@ -70,6 +70,12 @@ struct Feed {
 
 struct Plan;
 
+// kFlushToZero (default, as TensorFlow's executor): kernels compute with
+// FTZ + DAZ on x86. kIeee: IEEE denormals (ONNX Runtime's default; slower
+// when activations decay towards zero). kAsCaller: whatever the calling
+// Run uses (function bodies called from a kernel).
+enum class Denormals { kFlushToZero, kIeee, kAsCaller };
+
 struct ExecutorOptions {
   // Fail a Run whose live intermediate tensors exceed this many bytes;
   // 0 = unlimited.
@@ -78,6 +84,9 @@ struct ExecutorOptions {
   // cost of one pointer test per node. Not owned; must outlive the
   // Executor.
   Profiler* profiler = nullptr;
+  // How kernels treat denormal floats (runtime/thread_context.h says why
+  // and what it costs).
+  Denormals denormals = Denormals::kFlushToZero;
 };
 
 class Executor {
@@ -112,6 +121,9 @@ class Executor {
  private:
   absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
       absl::Span<const Feed> feeds, absl::Span<const Endpoint> fetches) const;
+  // Whether this Run's kernels flush denormals (options_.denormals resolved
+  // on the calling thread).
+  bool FlushDenormals() const;
 
   const Graph* graph_;
   ResourceManager* resources_;

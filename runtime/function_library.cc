@@ -113,7 +113,8 @@ class CompiledFunction : public Function {
         args_(std::move(args)),
         fetches_(std::move(fetches)),
         num_outputs_(num_outputs),
-        executor_(graph_.get(), nullptr, nullptr) {}
+        executor_(graph_.get(), nullptr, nullptr,
+                  ExecutorOptions{.denormals = Denormals::kAsCaller}) {}
 
   int num_inputs() const override { return static_cast<int>(args_.size()); }
   int num_outputs() const override { return num_outputs_; }

@@ -148,7 +148,11 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
   ImportedModel& im = model->imported_;
   // Run the initializer exactly once and keep the resources it made.
   if (im.initializer != nullptr) {
-    Executor init_exec(im.initializer.get(), &model->resources_, arena);
+    ExecutorOptions init_options;
+    init_options.denormals =
+        options.flush_denormals ? Denormals::kFlushToZero : Denormals::kIeee;
+    Executor init_exec(im.initializer.get(), &model->resources_, arena,
+                       init_options);
     auto outs = init_exec.Run({}, im.initializer_fetches);
     if (!outs.ok()) {
       return WithContext(outs.status(),
@@ -177,6 +181,8 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
   ExecutorOptions executor_options;
   executor_options.max_live_bytes = options.max_memory_bytes;
   executor_options.profiler = options.profiler;
+  executor_options.denormals =
+      options.flush_denormals ? Denormals::kFlushToZero : Denormals::kIeee;
   model->executor_ = std::make_unique<Executor>(
       im.graph.get(), &model->resources_, arena, executor_options);
   return model;

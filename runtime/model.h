@@ -67,6 +67,13 @@ struct ModelOptions {
   // `graphrt bench --profile`). Null (default) = none. Not owned; must
   // outlive the Model.
   Profiler* profiler = nullptr;
+  // Runs compute with denormal floats flushed to zero (FTZ + DAZ on x86),
+  // as TensorFlow does: values below 1.2e-38 become 0, and models whose
+  // activations decay towards zero avoid the CPU's slow denormal path (up
+  // to 2x faster). false = IEEE denormals. Applies to the initializer and
+  // function bodies too; constant folding at load computes with IEEE
+  // denormals.
+  bool flush_denormals = true;
 };
 
 // What Model::Load read, for `graphrt info`.

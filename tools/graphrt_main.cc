@@ -59,6 +59,8 @@ constexpr char kUsage[] =
     " FEATURE=VALUE... [-- FEATURE=VALUE...]\n"
     "      (serialized tf.Examples as an inputs JSON; VALUE: a,b,c with\n"
     "      optional int:/float:/bytes: prefix, types from MODEL if given)\n"
+    "run and bench take --ieee-denormals (keep denormal floats; default:\n"
+    "flushed to zero, as TensorFlow).\n"
     "MODEL is a TF.js model.json or the folder holding it, a SavedModel\n"
     "directory, or a GraphDef .pb/.pbtxt file. SavedModels take\n"
     "[--tags serve,gpu] [--signature KEY] (defaults: serve, "
@@ -75,7 +77,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       "inputs", "output",        "expect",     "threads", "iters",
       "warmup", "tags",          "signature",  "restore", "save",
       "shards", "profile-nodes", "peak-gflops"};
-  static const char* kBoolFlags[] = {"json", "profile"};
+  static const char* kBoolFlags[] = {"json", "profile", "ieee-denormals"};
   Args args;
   if (argc < 2) return absl::InvalidArgumentError("missing command");
   args.command = argv[1];
@@ -137,6 +139,7 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const Args& args,
   ModelOptions options;
   options.profiler = profiler;
   GRAPHRT_ASSIGN_OR_RETURN(options.threads, IntFlag(args, "threads", 0, 0));
+  options.flush_denormals = !args.flags.contains("ieee-denormals");
   if (auto it = args.flags.find("tags"); it != args.flags.end()) {
     options.tags = absl::StrSplit(it->second, ',', absl::SkipEmpty());
   }

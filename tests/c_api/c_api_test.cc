@@ -106,6 +106,7 @@ TEST(CApiTest, DTypes) {
 TEST(CApiTest, OptionsAcceptNull) {
   graphrt_options_set_threads(nullptr, 2);
   graphrt_options_set_max_memory_bytes(nullptr, 2);
+  graphrt_options_set_flush_denormals(nullptr, 0);
   graphrt_options_free(nullptr);
 }
 

@@ -115,6 +115,99 @@ TEST_P(ExecutorTest, ConcurrentRunsShareOneExecutor) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(1, 4));
 
+// Runs flush denormals to zero by default, as TensorFlow does (FTZ: a
+// denormal result is 0; DAZ: a denormal input reads as 0), in every chunk of
+// a multi-threaded kernel; Denormals::kIeee keeps them.
+TEST_P(ExecutorTest, DenormalsFlushToZeroUnlessIeeeIsAsked) {
+  auto g = BuildGraph(R"pb(
+                        node {
+                          name: "x"
+                          op: "Placeholder"
+                          attr {
+                            key: "dtype"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                        node {
+                          name: "tiny"
+                          op: "Const"
+                          attr {
+                            key: "dtype"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                        node {
+                          name: "huge"
+                          op: "Const"
+                          attr {
+                            key: "dtype"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                        node {
+                          name: "y"
+                          op: "Mul"
+                          input: "x"
+                          input: "tiny"
+                          attr {
+                            key: "T"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                        node {
+                          name: "z"
+                          op: "Mul"
+                          input: "x"
+                          input: "huge"
+                          attr {
+                            key: "T"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                      )pb",
+                      [] {
+                        WeightMap w;
+                        w["tiny"] = Tensor::Scalar<float>(1e-10f);
+                        w["huge"] = Tensor::Scalar<float>(1e20f);
+                        return w;
+                      }());
+  ASSERT_NE(g, nullptr);
+  ResourceManager resources;
+  oneapi::tbb::task_arena arena(GetParam());
+  // Large enough for the kernels to split it across the arena's threads.
+  constexpr int64_t kN = 1 << 18;
+  auto x = Tensor::Allocate(DType::kFloat32, Shape({kN}));
+  ASSERT_TRUE(x.ok());
+  float* xs = x->mutable_data<float>();
+  // Even elements: 1e-30, normal; y = x * 1e-10 is a denormal (FTZ).
+  // Odd elements: 1e-39, denormal; z = x * 1e20 is 1e-19 unless the input
+  // reads as 0 (DAZ).
+  for (int64_t i = 0; i < kN; ++i) xs[i] = i % 2 == 0 ? 1e-30f : 1e-39f;
+  const Endpoint x_ep = *g->ResolveTensor("x");
+  const Endpoint y_ep = *g->ResolveTensor("y");
+  const Endpoint z_ep = *g->ResolveTensor("z");
+  for (Denormals mode : {Denormals::kFlushToZero, Denormals::kIeee}) {
+    ExecutorOptions options;
+    options.denormals = mode;
+    Executor exec(g.get(), &resources, GetParam() > 1 ? &arena : nullptr,
+                  options);
+    auto out = exec.Run({{x_ep, *x}}, {y_ep, z_ep});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const float* ys = (*out)[0].data<float>();
+    const float* zs = (*out)[1].data<float>();
+    int64_t denormal_results = 0, denormal_inputs_read = 0;
+    for (int64_t i = 0; i < kN; i += 2) {
+      denormal_results += ys[i] != 0.f;
+      denormal_inputs_read += zs[i + 1] != 0.f;
+    }
+    const int64_t kept = mode == Denormals::kIeee ? kN / 2 : 0;
+    EXPECT_EQ(denormal_results, kept) << static_cast<int>(mode);
+    EXPECT_EQ(denormal_inputs_read, kept) << static_cast<int>(mode);
+  }
+  // The caller's own floating-point mode is left as it was.
+  EXPECT_FALSE(FlushingDenormals());
+}
+
 // The value slots a RunState keeps between Runs hold what each node
 // produced, not KernelContext::kReservedOutputs Tensors per node (that was
 // 1.4 KB a node: 1.4 MB on facemesh-attention). Measured with glibc's

@@ -353,5 +353,51 @@ TEST(FunctionTest, ControlOutputsRunWithoutOutputs) {
   EXPECT_EQ((*fn)->num_outputs(), 0);
 }
 
+// A function body computes in its caller's floating-point mode
+// (Denormals::kAsCaller): 1e-30 * 1e-10 is a denormal, flushed to zero
+// when the calling Run flushes denormals.
+TEST(FunctionTest, BodiesFollowTheCallersDenormalMode) {
+  tensorflow::GraphDef def = Parse(R"pb(
+    library {
+      function {
+        signature {
+          name: "scale_fn"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        node_def { name: "tiny" op: "Const"
+                   attr { key: "dtype" value { type: DT_FLOAT } }
+                   attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1e-10 } } } }
+        node_def { name: "y" op: "Mul" input: "x" input: "tiny:output:0"
+                   attr { key: "T" value { type: DT_FLOAT } } }
+        ret { key: "y" value: "y:z:0" }
+      }
+    }
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "call" op: "StatefulPartitionedCall" input: "x"
+           attr { key: "f" value { func { name: "scale_fn" } } } }
+  )pb");
+  WeightMap weights;
+  ModelFunctionLibrary library(def.library(), &weights, &BuiltinOps());
+  auto g = Graph::Build(def, weights, BuiltinOps(), "graph", &library);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ResourceManager resources;
+  auto ep = [&](const char* name) { return *(*g)->ResolveTensor(name); };
+  for (Denormals mode : {Denormals::kFlushToZero, Denormals::kIeee}) {
+    ExecutorOptions options;
+    options.denormals = mode;
+    Executor exec(g->get(), &resources, nullptr, options);
+    auto out =
+        exec.Run({{ep("x"), Tensor::Scalar<float>(1e-30f)}}, {ep("call")});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const float y = (*out)[0].data<float>()[0];
+    if (mode == Denormals::kFlushToZero) {
+      EXPECT_EQ(y, 0.f);
+    } else {
+      EXPECT_GT(y, 0.f);  // 1e-40, a denormal
+    }
+  }
+}
+
 }  // namespace
 }  // namespace graphrt

@@ -45,6 +45,8 @@ expect_ok "run --output" "$GRAPHRT" run "$MODEL" --inputs "$SAMPLE" --output "$T
 grep -q '"outputs"' "$TMP/o.json" && pass || fail "run --output wrote no outputs"
 expect_ok "run --expect self" "$GRAPHRT" run "$MODEL" --inputs "$SAMPLE" --expect "$TMP/o.json" --threads 1
 expect_ok "run default inputs" "$GRAPHRT" run "$MODEL"
+expect_ok "run --ieee-denormals" "$GRAPHRT" run "$MODEL" --inputs "$SAMPLE" \
+  --expect "$TMP/o.json" --ieee-denormals
 expect_ok "info" "$GRAPHRT" info "$MODEL"
 expect_ok "info --json" "$GRAPHRT" info "$MODEL" --json
 grep -q '"resources"' "$TMP/out" && pass || fail "info --json lacks resources"
