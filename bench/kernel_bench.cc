@@ -11,6 +11,7 @@
 // BM_MobileNetV2Stack: all layers back to back = the convolution part of
 // one MobileNetV2 inference (no residual adds / pooling: < 1% of its time).
 // BM_Pool/i: pooling on the age model's shapes (below).
+// BM_Activation/i: Prelu / LeakyRelu / Relu on random-signed floats.
 // Times are thread CPU time (Google Benchmark's default), so a loaded
 // machine inflates them less than wall time; compare GFLOP/s with
 // //bench:peak_flops.
@@ -215,6 +216,39 @@ void BM_Pool(benchmark::State& state) {
                               shape.hw, "x", shape.hw, "x", shape.c));
 }
 BENCHMARK(BM_Pool)->DenseRange(0, 3);
+
+// BM_Activation/i: element-wise activations with a condition on facemesh's
+// first shape (96x96x16, values in [-1, 1): signs at random, as after a
+// convolution), in GB/s of input. Prelu's alpha is per channel [1, 1, 16].
+constexpr const char* kActivationOps[] = {"Prelu", "LeakyRelu", "Relu"};
+
+void BM_Activation(benchmark::State& state) {
+  const char* op = kActivationOps[state.range(0)];
+  PreparedLayer p;
+  p.node.set_op(op);
+  p.node.set_name("act");
+  (*p.node.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  std::mt19937 rng(1);
+  p.inputs = {RandomTensor(Shape({1, 96, 96, 16}), &rng)};
+  if (std::string(op) == "Prelu") {
+    p.inputs.push_back(RandomTensor(Shape({1, 1, 16}), &rng));
+  }
+  auto kernel = BuiltinOps().Find(op)(
+      KernelInit{p.node, static_cast<int>(p.inputs.size())});
+  ResourceManager resources;
+  if (kernel.ok()) p.kernel = std::move(*kernel);
+  if (p.kernel == nullptr || !RunOnce(p, &resources)) {
+    state.SkipWithError("kernel creation or run failed");
+    return;
+  }
+  for (auto _ : state) RunOnce(p, &resources);
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(p.inputs[0].num_elements()) *
+                             sizeof(float) * state.iterations() / 1e9,
+                         benchmark::Counter::kIsRate);
+  state.SetLabel(absl::StrCat(op, " 96x96x16"));
+}
+BENCHMARK(BM_Activation)->DenseRange(0, 2);
 
 }  // namespace
 }  // namespace graphrt

@@ -79,9 +79,16 @@ void ApplyActivation(Activation act, float alpha, const T* in, T* out,
       case Activation::kElu:
         y = (x < T(0)).select(x.exp() - T(1), x);
         return;
-      case Activation::kLeakyRelu:
-        y = (x > T(0)).select(x, x * static_cast<T>(alpha));
+      case Activation::kLeakyRelu: {
+        // A plain loop, not Eigen's select (not vectorized by Eigen 3.4):
+        // with -fno-trapping-math (.bazelrc) GCC turns it into a blend.
+        const T a = static_cast<T>(alpha);
+        for (int64_t i = 0; i < n; ++i) {
+          const T v = in[i];
+          out[i] = v > T(0) ? v : v * a;
+        }
         return;
+      }
       case Activation::kSigmoid:
         y = x.logistic();
         return;
