@@ -10,130 +10,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "converter/passes/pass_util.h"
 
 namespace graphrt {
 namespace passes {
-namespace {
-
 using tensorflow::GraphDef;
 using tensorflow::NodeDef;
-
-bool IsControl(const std::string& input) {
-  return !input.empty() && input[0] == '^';
-}
-
-// Output index of a data input ("x" -> 0, "x:2" -> 2; -1 if malformed).
-int OutputIndexOf(const std::string& input) {
-  const size_t colon = input.rfind(':');
-  if (colon == std::string::npos) return 0;
-  int index = 0;
-  for (size_t i = colon + 1; i < input.size(); ++i) {
-    if (input[i] < '0' || input[i] > '9' || index > (1 << 20)) return -1;
-    index = index * 10 + (input[i] - '0');
-  }
-  return colon + 1 == input.size() ? -1 : index;
-}
-
-// NodeNameOf without the copy: a view into `input`.
-absl::string_view NameView(absl::string_view input) {
-  const size_t begin = !input.empty() && input[0] == '^' ? 1 : 0;
-  size_t colon = input.rfind(':');
-  if (colon == absl::string_view::npos || colon < begin) colon = input.size();
-  return input.substr(begin, colon - begin);
-}
-
-struct Uses {
-  int data = 0;
-  int control = 0;
-  std::vector<int> consumers;  // node indices, one per data use
-};
-
-absl::flat_hash_map<std::string, Uses> CountUses(const GraphDef& g) {
-  absl::flat_hash_map<std::string, Uses> uses;
-  for (int i = 0; i < g.node_size(); ++i) {
-    for (const std::string& in : g.node(i).input()) {
-      Uses& u = uses[NameView(in)];
-      if (IsControl(in)) {
-        ++u.control;
-      } else {
-        ++u.data;
-        u.consumers.push_back(i);
-      }
-    }
-  }
-  return uses;
-}
-
-int NumDataInputs(const NodeDef& n) {
-  int count = 0;
-  for (const std::string& in : n.input()) count += IsControl(in) ? 0 : 1;
-  return count;
-}
-
-bool HasV1ControlFlow(const GraphDef& g) {
-  for (const NodeDef& n : g.node()) {
-    const std::string& op = n.op();
-    if (op == "Switch" || op == "RefSwitch" || op == "Merge" ||
-        op == "RefMerge" || op == "Enter" || op == "RefEnter" || op == "Exit" ||
-        op == "RefExit" || op == "NextIteration" || op == "RefNextIteration" ||
-        op == "LoopCond") {
-      return true;
-    }
-  }
-  return false;
-}
-
-// attr `name` is absent or equals `dtype`.
-bool TypeIsOrAbsent(const NodeDef& n, const char* name,
-                    tensorflow::DataType dtype) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() || it->second.type() == dtype;
-}
-
-bool IsNhwc(const NodeDef& n) {
-  auto it = n.attr().find("data_format");
-  return it == n.attr().end() || it->second.s() == "NHWC";
-}
-
-// Dims of a float32 Const node's value (weights first, then its `value`
-// attr); nullopt for anything else.
-std::optional<std::vector<int64_t>> FloatConstDims(const NodeDef& n,
-                                                   const WeightMap& weights) {
-  if (n.op() != "Const" || !TypeIsOrAbsent(n, "dtype", tensorflow::DT_FLOAT)) {
-    return std::nullopt;
-  }
-  auto w = weights.find(n.name());
-  if (w != weights.end()) {
-    if (w->second.dtype() != DType::kFloat32 && !n.attr().contains("dtype")) {
-      return std::nullopt;
-    }
-    std::vector<int64_t> dims;
-    for (int i = 0; i < w->second.rank(); ++i) dims.push_back(w->second.dim(i));
-    return dims;
-  }
-  auto v = n.attr().find("value");
-  if (v == n.attr().end() || !v->second.has_tensor() ||
-      v->second.tensor().dtype() != tensorflow::DT_FLOAT ||
-      v->second.tensor().tensor_shape().unknown_rank()) {
-    return std::nullopt;
-  }
-  std::vector<int64_t> dims;
-  for (const auto& d : v->second.tensor().tensor_shape().dim()) {
-    dims.push_back(d.size());
-  }
-  return dims;
-}
-
-// Rebuilds `g` without the nodes marked dead.
-void DropDead(GraphDef* g, const std::vector<bool>& dead) {
-  GraphDef kept_nodes;
-  for (int i = 0; i < g->node_size(); ++i) {
-    if (!dead[i]) *kept_nodes.add_node() = std::move(*g->mutable_node(i));
-  }
-  g->mutable_node()->Swap(kept_nodes.mutable_node());
-}
-
-}  // namespace
 
 std::string NodeNameOf(const std::string& input) {
   return std::string(NameView(input));
@@ -428,23 +310,15 @@ int FoldPadIntoConv(GraphDef* graph, const WeightMap& weights,
         !TypeIsOrAbsent(pad, "T", tensorflow::DT_FLOAT)) {
       continue;
     }
-    // paddings: a [4, 2] int32 / int64 weight, zero outside H and W.
-    auto w = weights.find(NameView(pad.input(1)));
+    // paddings: a [4, 2] int32 / int64 Const, zero outside H and W.
     auto pn = index_of.find(NameView(pad.input(1)));
-    if (w == weights.end() || pn == index_of.end() ||
-        graph->node(pn->second).op() != "Const") {
+    if (pn == index_of.end()) continue;
+    std::optional<IntConst> paddings =
+        IntConstValue(graph->node(pn->second), weights);
+    if (!paddings.has_value() || paddings->dims != std::vector<int64_t>{4, 2}) {
       continue;
     }
-    const Tensor& t = w->second;
-    if (t.rank() != 2 || t.dim(0) != 4 || t.dim(1) != 2 ||
-        (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64)) {
-      continue;
-    }
-    std::vector<int64_t> p(8);
-    for (int i = 0; i < 8; ++i) {
-      p[i] = t.dtype() == DType::kInt32 ? t.data<int32_t>()[i]
-                                        : t.data<int64_t>()[i];
-    }
+    const std::vector<int64_t>& p = paddings->values;
     bool ok = p[0] == 0 && p[1] == 0 && p[6] == 0 && p[7] == 0;
     for (int i = 2; i < 6; ++i) ok = ok && p[i] >= 0 && p[i] <= (1 << 20);
     if (!ok) continue;
@@ -589,7 +463,8 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   // Each pass walks and indexes the whole graph; skip those whose anchor
   // ops the graph does not have (a third of a small model's load time went
   // to passes that could not match).
-  absl::flat_hash_set<absl::string_view> ops;
+  // Strings, not views: the passes below move and drop nodes.
+  absl::flat_hash_set<std::string> ops;
   for (const NodeDef& n : graph->node()) ops.insert(n.op());
   auto has = [&ops](std::initializer_list<absl::string_view> names) {
     for (absl::string_view name : names) {
@@ -598,7 +473,11 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
     return false;
   };
   const bool adds = has({"Add", "AddV2"});
-  if (has({"Identity", "StopGradient", "Snapshot"})) {
+  if (has({"Transpose"})) {
+    stats.transposes_sunk = SinkTransposes(graph, weights, keep);
+  }
+  if (stats.transposes_sunk > 0 ||
+      has({"Identity", "StopGradient", "Snapshot"})) {
     stats.identities_removed = RemoveIdentities(graph, keep);
   }
   if (has({"Conv2D", "DepthwiseConv2dNative"}) &&

@@ -1,6 +1,14 @@
 // Load-time graph rewrites on a model's inference GraphDef, run by
 // ImportTfjsModel (converter/model_import.cc) before the Graph is built.
 //
+// * SinkTransposes: a Transpose (constant perm) whose only consumer is a
+//   layout-free element-wise op (Relu, LeakyRelu, Sigmoid, ...) or a Pad /
+//   PadV2 with constant paddings moves below it (the paddings permuted into
+//   a new Const), and a Transpose followed by its inverse becomes an
+//   Identity. ONNX-converted models (nanodet) wrap every NHWC convolution
+//   in NHWC -> NCHW -> NHWC transposes around the activation and padding;
+//   after this pass they cancel, and the Pad folds into the next
+//   convolution. Runs first, before RemoveIdentities.
 // * RemoveIdentities: Identity / StopGradient / Snapshot nodes forward their
 //   input; consumers are rewired to that input and the node is dropped.
 // * FuseConvBiasActivation: Conv2D / DepthwiseConv2dNative (NHWC, float32,
@@ -68,12 +76,15 @@ struct PassStats {
   int adds_fused = 0;   // Add + Relu / Relu6 pairs fused
   int abs_prelus_fused = 0;
   int conv_adds_fused = 0;  // residual Add (+Relu / Relu6) into a conv
+  int transposes_sunk = 0;  // Transpose moves and cancellations
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
 using KeepSet = absl::flat_hash_set<std::string>;
 
 int RemoveIdentities(tensorflow::GraphDef* graph, const KeepSet& keep);
+int SinkTransposes(tensorflow::GraphDef* graph, const WeightMap& weights,
+                   const KeepSet& keep);
 int FuseConvBiasActivation(tensorflow::GraphDef* graph,
                            const WeightMap& weights, const KeepSet& keep);
 int FoldPadIntoConv(tensorflow::GraphDef* graph, const WeightMap& weights,

@@ -9,6 +9,8 @@
 #include "converter/graph.h"
 #include "ops/registry.h"
 #include "proto/graph.pb.h"
+#include "runtime/executor.h"
+#include "runtime/resource.h"
 #include "runtime/tensor.h"
 
 namespace graphrt::passes {
@@ -488,6 +490,190 @@ TEST(OptimizeInferenceGraphTest, ChainsPassesAndSkipsUnmatchable) {
                 stats.conv_adds_fused + stats.pads_folded +
                 stats.abs_prelus_fused,
             0);
+}
+
+// An int32 [n] (or [rows, 2] when `pairs`) weight, as TF.js stores Consts.
+void IntWeight(GraphDef* g, WeightMap* w, const std::string& name,
+               const std::vector<int32_t>& values, bool pairs = false) {
+  NodeDef* n = Add(g, name, "Const", {});
+  (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  const int64_t size = static_cast<int64_t>(values.size());
+  Tensor t = *Tensor::Allocate(DType::kInt32,
+                               pairs ? Shape({size / 2, 2}) : Shape({size}));
+  for (int64_t i = 0; i < size; ++i) t.mutable_data<int32_t>()[i] = values[i];
+  (*w)[name] = t;
+}
+
+// The ONNX-converted pattern (nanodet): x (NHWC) -> Transpose to NCHW ->
+// LeakyRelu -> Pad of H and W (NCHW paddings) -> Transpose to NHWC -> out
+// (a Mul: not layout-free unary, so the last Transpose stays above it).
+struct OnnxWrapped {
+  GraphDef g;
+  WeightMap w;
+  OnnxWrapped() {
+    Add(&g, "x", "Placeholder", {});
+    IntWeight(&g, &w, "to_nchw", {0, 3, 1, 2});
+    IntWeight(&g, &w, "to_nhwc", {0, 2, 3, 1});
+    IntWeight(&g, &w, "paddings", {0, 0, 0, 0, 1, 2, 0, 1}, true);
+    Add(&g, "t1", "Transpose", {"x", "to_nchw"});
+    (*Add(&g, "leaky", "LeakyRelu", {"t1"})->mutable_attr())["alpha"].set_f(
+        0.1f);
+    Add(&g, "pad", "Pad", {"leaky", "paddings"});
+    Add(&g, "t2", "Transpose", {"pad", "to_nhwc"});
+    Add(&g, "out", "Mul", {"t2", "t2"});
+  }
+};
+
+// Runs `g` on x = [1, 4, 5, 3] of distinct values (negatives included);
+// returns `fetch`.
+Tensor RunOnX(const GraphDef& g, const WeightMap& w, const std::string& fetch) {
+  auto graph = Graph::Build(g, w, BuiltinOps(), "test");
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  if (!graph.ok()) return Tensor();
+  Tensor x = *Tensor::Allocate(DType::kFloat32, Shape({1, 4, 5, 3}));
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    x.mutable_data<float>()[i] = static_cast<float>(i % 7) - 3.5f + i;
+  }
+  ResourceManager resources;
+  Executor exec(graph->get(), &resources, nullptr);
+  auto out = exec.Run({{*(*graph)->ResolveTensor("x"), x}},
+                      {*(*graph)->ResolveTensor(fetch)});
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? (*out)[0] : Tensor();
+}
+
+int CountOp(const GraphDef& g, const std::string& op) {
+  int count = 0;
+  for (const NodeDef& n : g.node()) count += n.op() == op;
+  return count;
+}
+
+TEST(SinkTransposesTest, CancelsTheWrappingAroundLeakyReluAndPad) {
+  OnnxWrapped m;
+  const Tensor want = RunOnX(m.g, m.w, "out");
+  // t1 moves below leaky, then below pad, then cancels against t2.
+  EXPECT_EQ(SinkTransposes(&m.g, m.w, {}), 3);
+  EXPECT_EQ(CountOp(m.g, "Transpose"), 0);
+  const NodeDef* t2 = Find(m.g, "t2");
+  ASSERT_NE(t2, nullptr);
+  EXPECT_EQ(t2->op(), "Identity");
+  const NodeDef* pad = Find(m.g, NodeNameOf(t2->input(0)));
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->op(), "Pad");
+  const Tensor got = RunOnX(m.g, m.w, "out");
+  ASSERT_TRUE(got.valid() && want.valid());
+  EXPECT_EQ(got.shape(), Shape({1, 7, 6, 3}));
+  EXPECT_TRUE(got.IdenticalTo(want));
+}
+
+TEST(SinkTransposesTest, ThenThePadFoldsIntoTheConvolution) {
+  OnnxWrapped m;
+  // out = Conv2D(t2) instead of Neg: the whole chain ends as
+  // Conv2D(EXPLICIT padding)(LeakyRelu(x)).
+  for (NodeDef& n : *m.g.mutable_node()) {
+    if (n.name() == "out") {
+      n.set_op("Conv2D");
+      n.set_input(1, "filter");
+      ConvAttrs(&n);
+      (*n.mutable_attr())["padding"].set_s("VALID");
+    }
+  }
+  ConstWeight(&m.g, &m.w, "filter", Shape({1, 1, 3, 2}));
+  const Tensor want = RunOnX(m.g, m.w, "out");
+  const PassStats stats = OptimizeInferenceGraph(&m.g, m.w, {});
+  EXPECT_EQ(stats.transposes_sunk, 3);
+  EXPECT_EQ(stats.pads_folded, 1);
+  EXPECT_EQ(CountOp(m.g, "Transpose"), 0);
+  EXPECT_EQ(CountOp(m.g, "Pad"), 0);
+  EXPECT_EQ(CountOp(m.g, "Identity"), 0);
+  const Tensor got = RunOnX(m.g, m.w, "out");
+  ASSERT_TRUE(got.valid() && want.valid());
+  EXPECT_TRUE(got.IdenticalTo(want));
+}
+
+// ShuffleNet blocks as nanodet's ONNX export has them: two NCHW branches
+// (x and y transposed from NHWC, each through an activation) joined on the
+// channel axis, one of them also padded on its own. Every Transpose goes:
+// the shared one is split per reader, the ConcatV2 takes its inputs'
+// transposes below itself, and each path then cancels.
+TEST(SinkTransposesTest, SplitsSharedTransposesAndSinksThroughConcat) {
+  GraphDef g;
+  WeightMap w;
+  Add(&g, "x", "Placeholder", {});
+  Add(&g, "y", "Placeholder", {});
+  IntWeight(&g, &w, "to_nchw", {0, 3, 1, 2});
+  IntWeight(&g, &w, "to_nhwc", {0, 2, 3, 1});
+  IntWeight(&g, &w, "channels", {1});
+  w["channels"] = Tensor::Scalar<int32_t>(1);
+  IntWeight(&g, &w, "paddings", {0, 0, 0, 0, 1, 1, 2, 0}, true);
+  Add(&g, "ta", "Transpose", {"x", "to_nchw"});
+  Add(&g, "tb", "Transpose", {"y", "to_nchw"});
+  Add(&g, "la", "LeakyRelu", {"ta"});
+  Add(&g, "lb", "Relu", {"tb"});
+  NodeDef* cat = Add(&g, "cat", "ConcatV2", {"la", "lb", "channels"});
+  (*cat->mutable_attr())["N"].set_i(2);
+  (*cat->mutable_attr())["Tidx"].set_type(tensorflow::DT_INT32);
+  Add(&g, "cat_pad", "Pad", {"cat", "paddings"});
+  Add(&g, "cat_nhwc", "Transpose", {"cat_pad", "to_nhwc"});
+  Add(&g, "out", "Mul", {"cat_nhwc", "cat_nhwc"});
+  Add(&g, "la_pad", "Pad", {"la", "paddings"});
+  Add(&g, "la_nhwc", "Transpose", {"la_pad", "to_nhwc"});
+  Add(&g, "out_a", "Mul", {"la_nhwc", "la_nhwc"});
+  auto run = [&](const GraphDef& def) {
+    std::vector<Tensor> results;
+    auto graph = Graph::Build(def, w, BuiltinOps(), "test");
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    if (!graph.ok()) return results;
+    Tensor x = *Tensor::Allocate(DType::kFloat32, Shape({1, 4, 5, 3}));
+    Tensor y = *Tensor::Allocate(DType::kFloat32, Shape({1, 4, 5, 2}));
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      x.mutable_data<float>()[i] = static_cast<float>(i % 7) - 3.5f;
+    }
+    for (int64_t i = 0; i < y.num_elements(); ++i) {
+      y.mutable_data<float>()[i] = static_cast<float>(i % 5) - 2.5f;
+    }
+    ResourceManager resources;
+    Executor exec(graph->get(), &resources, nullptr);
+    auto out = exec.Run(
+        {{*(*graph)->ResolveTensor("x"), x},
+         {*(*graph)->ResolveTensor("y"), y}},
+        {*(*graph)->ResolveTensor("out"), *(*graph)->ResolveTensor("out_a")});
+    EXPECT_TRUE(out.ok()) << out.status();
+    if (out.ok()) results = *out;
+    return results;
+  };
+  const std::vector<Tensor> want = run(g);
+  EXPECT_GT(SinkTransposes(&g, w, {}), 0);
+  EXPECT_EQ(CountOp(g, "Transpose"), 0) << g.DebugString();
+  const std::vector<Tensor> got = run(g);
+  ASSERT_EQ(got.size(), 2u);
+  ASSERT_EQ(want.size(), 2u);
+  EXPECT_EQ(got[0].shape(), Shape({1, 6, 7, 5}));
+  EXPECT_TRUE(got[0].IdenticalTo(want[0]));
+  EXPECT_TRUE(got[1].IdenticalTo(want[1]));
+}
+
+TEST(SinkTransposesTest, LeavesWhatItCannotMove) {
+  // A kept Transpose, a Transpose shared with a reader that cannot take it
+  // (Mean over an axis), one followed by such a reader only, and two
+  // transposes that do not compose to the identity stay.
+  GraphDef g;
+  WeightMap w;
+  Add(&g, "x", "Placeholder", {});
+  IntWeight(&g, &w, "to_nchw", {0, 3, 1, 2});
+  IntWeight(&g, &w, "axis", {1});
+  Add(&g, "kept", "Transpose", {"x", "to_nchw"});
+  Add(&g, "kept_relu", "Relu", {"kept"});
+  Add(&g, "shared", "Transpose", {"x", "to_nchw"});
+  Add(&g, "shared_relu", "Relu", {"shared"});
+  Add(&g, "shared_mean", "Mean", {"shared", "axis"});
+  Add(&g, "before_mean", "Transpose", {"x", "to_nchw"});
+  Add(&g, "mean", "Mean", {"before_mean", "axis"});
+  Add(&g, "twice_a", "Transpose", {"x", "to_nchw"});
+  Add(&g, "twice_b", "Transpose", {"twice_a", "to_nchw"});
+  const GraphDef before = g;
+  EXPECT_EQ(SinkTransposes(&g, w, {"kept"}), 0);
+  EXPECT_EQ(g.DebugString(), before.DebugString());
 }
 
 TEST(RemoveIdentitiesTest, RewiresConsumersThroughChains) {

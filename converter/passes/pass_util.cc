@@ -1,0 +1,153 @@
+#include "converter/passes/pass_util.h"
+
+#include <utility>
+
+#include "converter/tensor_proto.h"
+
+namespace graphrt {
+namespace passes {
+
+using tensorflow::GraphDef;
+using tensorflow::NodeDef;
+
+bool IsControl(const std::string& input) {
+  return !input.empty() && input[0] == '^';
+}
+
+int OutputIndexOf(const std::string& input) {
+  const size_t colon = input.rfind(':');
+  if (colon == std::string::npos) return 0;
+  int index = 0;
+  for (size_t i = colon + 1; i < input.size(); ++i) {
+    if (input[i] < '0' || input[i] > '9' || index > (1 << 20)) return -1;
+    index = index * 10 + (input[i] - '0');
+  }
+  return colon + 1 == input.size() ? -1 : index;
+}
+
+absl::string_view NameView(absl::string_view input) {
+  const size_t begin = !input.empty() && input[0] == '^' ? 1 : 0;
+  size_t colon = input.rfind(':');
+  if (colon == absl::string_view::npos || colon < begin) colon = input.size();
+  return input.substr(begin, colon - begin);
+}
+
+absl::flat_hash_map<std::string, Uses> CountUses(const GraphDef& g) {
+  absl::flat_hash_map<std::string, Uses> uses;
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const std::string& in : g.node(i).input()) {
+      Uses& u = uses[NameView(in)];
+      if (IsControl(in)) {
+        ++u.control;
+      } else {
+        ++u.data;
+        u.consumers.push_back(i);
+      }
+    }
+  }
+  return uses;
+}
+
+int NumDataInputs(const NodeDef& n) {
+  int count = 0;
+  for (const std::string& in : n.input()) count += IsControl(in) ? 0 : 1;
+  return count;
+}
+
+bool HasV1ControlFlow(const GraphDef& g) {
+  for (const NodeDef& n : g.node()) {
+    const std::string& op = n.op();
+    if (op == "Switch" || op == "RefSwitch" || op == "Merge" ||
+        op == "RefMerge" || op == "Enter" || op == "RefEnter" || op == "Exit" ||
+        op == "RefExit" || op == "NextIteration" || op == "RefNextIteration" ||
+        op == "LoopCond") {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool TypeIsOrAbsent(const NodeDef& n, const char* name,
+                    tensorflow::DataType dtype) {
+  auto it = n.attr().find(name);
+  return it == n.attr().end() || it->second.type() == dtype;
+}
+
+bool IsNhwc(const NodeDef& n) {
+  auto it = n.attr().find("data_format");
+  return it == n.attr().end() || it->second.s() == "NHWC";
+}
+
+std::optional<std::vector<int64_t>> FloatConstDims(const NodeDef& n,
+                                                   const WeightMap& weights) {
+  if (n.op() != "Const" || !TypeIsOrAbsent(n, "dtype", tensorflow::DT_FLOAT)) {
+    return std::nullopt;
+  }
+  auto w = weights.find(n.name());
+  if (w != weights.end()) {
+    if (w->second.dtype() != DType::kFloat32 && !n.attr().contains("dtype")) {
+      return std::nullopt;
+    }
+    std::vector<int64_t> dims;
+    for (int i = 0; i < w->second.rank(); ++i) dims.push_back(w->second.dim(i));
+    return dims;
+  }
+  auto v = n.attr().find("value");
+  if (v == n.attr().end() || !v->second.has_tensor() ||
+      v->second.tensor().dtype() != tensorflow::DT_FLOAT ||
+      v->second.tensor().tensor_shape().unknown_rank()) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> dims;
+  for (const auto& d : v->second.tensor().tensor_shape().dim()) {
+    dims.push_back(d.size());
+  }
+  return dims;
+}
+
+void DropDead(GraphDef* g, const std::vector<bool>& dead) {
+  GraphDef kept_nodes;
+  for (int i = 0; i < g->node_size(); ++i) {
+    if (!dead[i]) *kept_nodes.add_node() = std::move(*g->mutable_node(i));
+  }
+  g->mutable_node()->Swap(kept_nodes.mutable_node());
+}
+
+std::optional<IntConst> IntConstValue(const NodeDef& n,
+                                      const WeightMap& weights,
+                                      int64_t max_elements) {
+  if (n.op() != "Const") return std::nullopt;
+  Tensor value;
+  auto w = weights.find(n.name());
+  if (w != weights.end()) {
+    value = w->second;
+  } else {
+    auto v = n.attr().find("value");
+    if (v == n.attr().end() || !v->second.has_tensor()) return std::nullopt;
+    const auto& proto = v->second.tensor();
+    int64_t elements = 1;
+    for (const auto& d : proto.tensor_shape().dim()) {
+      if (d.size() < 0 || d.size() > max_elements) return std::nullopt;
+      elements *= d.size();
+      if (elements > max_elements) return std::nullopt;
+    }
+    absl::StatusOr<Tensor> t = TensorFromProto(proto);
+    if (!t.ok()) return std::nullopt;
+    value = *std::move(t);
+  }
+  if ((value.dtype() != DType::kInt32 && value.dtype() != DType::kInt64) ||
+      value.num_elements() > max_elements) {
+    return std::nullopt;
+  }
+  IntConst c;
+  for (int i = 0; i < value.rank(); ++i) c.dims.push_back(value.dim(i));
+  for (int64_t i = 0; i < value.num_elements(); ++i) {
+    c.values.push_back(value.dtype() == DType::kInt32
+                           ? value.data<int32_t>()[i]
+                           : value.data<int64_t>()[i]);
+  }
+  return c;
+}
+
+}  // namespace passes
+}  // namespace graphrt

@@ -1,0 +1,72 @@
+// Helpers shared by the graph passes (passes.cc, transpose_sinking.cc):
+// reading GraphDef inputs, counting uses, reading constant operands and
+// dropping nodes. Internal to converter/passes; not part of the passes API.
+#ifndef GRAPHRT_CONVERTER_PASSES_PASS_UTIL_H_
+#define GRAPHRT_CONVERTER_PASSES_PASS_UTIL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "converter/graph.h"
+#include "proto/graph.pb.h"
+
+namespace graphrt {
+namespace passes {
+
+// "^x" is a control input.
+bool IsControl(const std::string& input);
+
+// Output index of a data input ("x" -> 0, "x:2" -> 2; -1 if malformed).
+int OutputIndexOf(const std::string& input);
+
+// The node name of an input ("^x" / "x:1" -> "x"), as a view into `input`.
+absl::string_view NameView(absl::string_view input);
+
+struct Uses {
+  int data = 0;
+  int control = 0;
+  std::vector<int> consumers;  // node indices, one per data use
+};
+
+// Uses of every node that something reads, by node name.
+absl::flat_hash_map<std::string, Uses> CountUses(const tensorflow::GraphDef& g);
+
+int NumDataInputs(const tensorflow::NodeDef& n);
+
+// Switch / Merge / Enter / Exit / NextIteration / LoopCond anywhere.
+bool HasV1ControlFlow(const tensorflow::GraphDef& g);
+
+// attr `name` is absent or equals `dtype`.
+bool TypeIsOrAbsent(const tensorflow::NodeDef& n, const char* name,
+                    tensorflow::DataType dtype);
+
+// data_format absent or "NHWC".
+bool IsNhwc(const tensorflow::NodeDef& n);
+
+// Dims of a float32 Const node's value (weights first, then its `value`
+// attr); nullopt for anything else.
+std::optional<std::vector<int64_t>> FloatConstDims(const tensorflow::NodeDef& n,
+                                                   const WeightMap& weights);
+
+// The values of an int32 / int64 Const node (weights first, then its
+// `value` attr) and its dims; nullopt for anything else or above
+// `max_elements` values.
+struct IntConst {
+  std::vector<int64_t> values;
+  std::vector<int64_t> dims;
+};
+std::optional<IntConst> IntConstValue(const tensorflow::NodeDef& n,
+                                      const WeightMap& weights,
+                                      int64_t max_elements = 64);
+
+// Rebuilds `g` without the nodes marked dead.
+void DropDead(tensorflow::GraphDef* g, const std::vector<bool>& dead);
+
+}  // namespace passes
+}  // namespace graphrt
+
+#endif  // GRAPHRT_CONVERTER_PASSES_PASS_UTIL_H_
