@@ -15,6 +15,7 @@
 //   AddN              sum of N same-shape tensors (no broadcasting)
 // Integer division-like ops fail with "Integer division by zero" on a zero
 // divisor; MIN / -1 wraps to MIN and MIN mod -1 is 0 (ops/math/cwise_fns.h).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "ops/math/broadcast.h"
 #include "ops/math/cwise_fns.h"
 #include "ops/math/math_ops.h"
+#include "runtime/parallel.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -222,6 +224,30 @@ absl::Status RunTyped(Arith op, const ops::BroadcastPlan& plan, const Tensor& x,
           return absl::OkStatus();
         case Arith::kPrelu:
           if constexpr (std::is_floating_point_v<T>) {
+            if (plan.dims.size() == 2 && plan.x_strides[1] == 1 &&
+                plan.y_strides[0] == 0 && plan.y_strides[1] == 1) {
+              // The converters' case: alpha per channel (the last dim).
+              // Whole rows per chunk, no broadcast odometer per row.
+              const int64_t channels = plan.dims[1];
+              const int64_t min_rows = std::max<int64_t>(1, kMin / channels);
+              ParallelFor(0, plan.dims[0], min_rows,
+                          [&](int64_t begin, int64_t end) {
+                            for (int64_t r = begin; r < end; ++r) {
+                              const T* __restrict xr = a + r * channels;
+                              const T* __restrict alpha = b;
+                              T* __restrict orow = o + r * channels;
+                              // Both sides computed, then chosen: a blend
+                              // (a load or multiply under the condition
+                              // would stay a branch).
+                              for (int64_t c = 0; c < channels; ++c) {
+                                const T v = xr[c];
+                                const T scaled = alpha[c] * v;
+                                orow[c] = v >= T(0) ? v : scaled;
+                              }
+                            }
+                          });
+              return absl::OkStatus();
+            }
             ops::BroadcastApply(plan, a, b, o, kMin, [](T p, T alpha) {
               return p >= T(0) ? p : alpha * p;
             });
@@ -259,9 +285,8 @@ class ArithKernel : public Kernel {
     }
     GRAPHRT_ASSIGN_OR_RETURN(ops::BroadcastPlan plan,
                              ops::MakeBroadcastPlan(x.shape(), y.shape()));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output_uninitialized(
-                                 0, x.dtype(), plan.out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, x.dtype(), plan.out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
     return DispatchArith(x.dtype(), ArithName(op_), [&](auto tag) {
       using T = typename decltype(tag)::type;

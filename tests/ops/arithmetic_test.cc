@@ -207,6 +207,39 @@ TEST(ArithmeticTest, LargeBroadcastMatchesSerial) {
   }
 }
 
+// Prelu with alpha per channel (the last dim; its own loop) and per row
+// (the general broadcast) on a tensor large enough to be split across
+// threads, against an element-by-element reference; NaN stays NaN.
+TEST(ArithmeticTest, PreluPerChannelAndPerRow) {
+  const int64_t h = 64, w = 64, c = 16;
+  std::vector<float> x(h * w * c);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(static_cast<int>(i % 23) - 11) * 0.25f;
+  }
+  x[5] = kNaN;
+  std::vector<float> per_channel(c), per_row(h);
+  for (int64_t i = 0; i < c; ++i) per_channel[i] = 0.01f * (i + 1);
+  for (int64_t i = 0; i < h; ++i) per_row[i] = -0.5f + 0.02f * i;
+  auto channel_out = BinV<float>("Prelu", T_<float>({1, h, w, c}, x),
+                                 T_<float>({1, 1, c}, per_channel));
+  auto row_out = BinV<float>("Prelu", T_<float>({1, h, w, c}, x),
+                             T_<float>({h, 1, 1}, per_row));
+  ASSERT_EQ(channel_out.size(), x.size());
+  ASSERT_EQ(row_out.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float a = per_channel[i % c];
+    const float b = per_row[i / (w * c)];
+    const float want_c = x[i] >= 0 ? x[i] : a * x[i];
+    const float want_r = x[i] >= 0 ? x[i] : b * x[i];
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(channel_out[i]) && std::isnan(row_out[i]));
+      continue;
+    }
+    ASSERT_EQ(channel_out[i], want_c) << i;
+    ASSERT_EQ(row_out[i], want_r) << i;
+  }
+}
+
 TEST(ArithmeticTest, AddN) {
   OpTest t("AddN");
   t.Attr("N", int64_t{3}).Attr("T", DType::kFloat32);
