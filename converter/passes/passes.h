@@ -1,14 +1,17 @@
 // Load-time graph rewrites on a model's inference GraphDef, run by
 // ImportTfjsModel (converter/model_import.cc) before the Graph is built.
 //
-// * SinkTransposes: a Transpose (constant perm) whose only consumer is a
-//   layout-free element-wise op (Relu, LeakyRelu, Sigmoid, ...) or a Pad /
-//   PadV2 with constant paddings moves below it (the paddings permuted into
-//   a new Const), and a Transpose followed by its inverse becomes an
-//   Identity. ONNX-converted models (nanodet) wrap every NHWC convolution
-//   in NHWC -> NCHW -> NHWC transposes around the activation and padding;
-//   after this pass they cancel, and the Pad folds into the next
-//   convolution. Runs first, before RemoveIdentities.
+// * SinkTransposes (transpose_sinking.cc): a Transpose with a constant
+//   perm moves below its reader when that is a layout-free element-wise op
+//   (Relu, LeakyRelu, Sigmoid, ...), a Pad / PadV2 with constant paddings
+//   (permuted into a new Const) or a ConcatV2 all of whose inputs are
+//   Transposes by the same perm (axis permuted, one Transpose after it); a
+//   Transpose read by several such readers is first copied per reader; a
+//   Transpose followed by its inverse becomes an Identity. ONNX-converted
+//   models (nanodet) wrap every NHWC convolution in NHWC -> NCHW -> NHWC
+//   transposes around the activation, padding and concatenation; after
+//   this pass they cancel, and the Pads fold into the next convolution.
+//   Runs first, before RemoveIdentities.
 // * RemoveIdentities: Identity / StopGradient / Snapshot nodes forward their
 //   input; consumers are rewired to that input and the node is dropped.
 // * FuseConvBiasActivation: Conv2D / DepthwiseConv2dNative (NHWC, float32,
