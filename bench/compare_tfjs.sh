@@ -15,6 +15,8 @@
 #   GOLDENS   goldens folder (default: $GRAPHRT_CACHE/corpus-goldens;
 #             bash tools/corpus/make_corpus_goldens.sh makes them)
 #   ITERS     timed iterations per model and runtime (default 10)
+#   LOADS     loads per model and runtime; load_ms is their median
+#             (default 5: one cold load is mostly page cache and page faults)
 #   RESULTS   the markdown file to update (default bench/RESULTS.md;
 #             RESULTS= prints only)
 # A model whose golden is missing or whose run fails gets a row saying so.
@@ -26,6 +28,7 @@ models="${MODELS:-}"
 [[ -z "$models" ]] && { models="$(bash tools/corpus/fetch_human_models.sh)" || exit 1; }
 goldens="${GOLDENS:-$cache/corpus-goldens}"
 iters="${ITERS:-10}"
+loads="${LOADS:-5}"
 results="${RESULTS-bench/RESULTS.md}"
 [[ -x "$graphrt" ]] || { echo "compare_tfjs.sh: no graphrt CLI at $graphrt" >&2; exit 1; }
 bash tools/golden/setup.sh >/dev/null || exit 1
@@ -55,9 +58,9 @@ for name in "${names[@]}"; do
     echo "| $name | no golden | | | | | |" >>"$table"; continue
   fi
   g_line="$("$graphrt" bench "$models/$name.json" --inputs "$golden" --threads 1 \
-              --iters "$iters" --warmup 2 2>/dev/null | tail -1)"
+              --iters "$iters" --warmup 2 --loads "$loads" 2>/dev/null | tail -1)"
   t_line="$(node tools/golden/bench_tfjs.js "$models/$name.json" --inputs "$golden" \
-              --backend wasm --threads 1 --iters "$iters" --warmup 2 2>/dev/null | tail -1)"
+              --backend wasm --threads 1 --iters "$iters" --warmup 2 --loads "$loads" 2>/dev/null | tail -1)"
   g_ms="$(field "$g_line" median_ms)"
   t_ms="$(field "$t_line" median_ms)"
   g_load="$(field "$g_line" load_ms)"
@@ -85,7 +88,8 @@ max_ratio="$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)"
   echo "Median latency ratio (graphrt / tfjs-wasm) over ${#ratios[@]} models:" \
     "**$(median "${ratios[@]}")** (largest ${max_ratio:-n/a}); median load-time" \
     "ratio (graphrt load_ms: parse + weights + passes + kernels + initializer," \
-    "after Model::InitRuntime; TF.js: loadGraphModel, after tf.ready()):" \
+    "after Model::InitRuntime; TF.js: loadGraphModel, after tf.ready();" \
+    "median of $loads loads each):" \
     "**$(median "${load_ratios[@]}")**."
 } >>"$table"
 cat "$table"

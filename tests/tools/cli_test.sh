@@ -56,6 +56,9 @@ for key in init_ms load_ms first_ms median_ms p10_ms p90_ms peak_rss_mb base_rss
     rss_anon_mb base_rss_anon_mb model_files_rss_mb code_pages_mb; do
   echo "$last" | grep -q "\"$key\"" && pass || fail "bench JSON lacks $key: $last"
 done
+expect_ok "bench --loads" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 1 --loads 3
+grep -q '"loads":3' "$TMP/out" && pass || fail "bench --loads 3: $(cat "$TMP/out")"
+expect_error "bench --loads 0" "loads" "$GRAPHRT" bench "$MODEL" --loads 0
 expect_ok "bench --profile" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 2 \
   --profile --profile-nodes 3 --peak-gflops 100
 grep -q '^profile: 2 Runs' "$TMP/err" && pass || fail "bench --profile: no table: $(cat "$TMP/err")"

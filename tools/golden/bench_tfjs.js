@@ -4,15 +4,17 @@
 // side-by-side benchmark (bench/compare_tfjs.sh).
 //
 //   node bench_tfjs.js MODEL_JSON --inputs FILE [--backend wasm|cpu]
-//        [--threads N] [--iters N] [--warmup N]
+//        [--threads N] [--iters N] [--warmup N] [--loads N]
 //
 // FILE is {"inputs":[{"name","dtype","shape","data_b64"}]} (a golden file
 // from golden.js works); every model input must be in it. The wasm
 // backend runs with --threads worker threads (default 1: the single-core
 // comparison). Each timed inference is executeAsync + reading every output
-// back (dataSync), i.e. what a caller waits for. Prints one JSON line:
-//   {"model","backend","threads","load_ms","first_ms","median_ms","min_ms",
-//    "iters"}
+// back (dataSync), i.e. what a caller waits for. --loads N loads the model
+// N times (each disposed before the next) and reports the median load_ms,
+// as `graphrt bench --loads N` does. Prints one JSON line:
+//   {"model","backend","threads","loads","load_ms","first_ms","median_ms",
+//    "min_ms","iters"}
 // Modules are found like golden.js does (tools/golden/setup.sh's cache).
 'use strict';
 
@@ -48,7 +50,7 @@ require(resolveModule('@tensorflow/tfjs-backend-cpu'));
 const tfconv = require(resolveModule('@tensorflow/tfjs-converter'));
 
 function parseArgs(argv) {
-  const a = {backend: 'wasm', threads: 1, iters: 10, warmup: 2, pos: []};
+  const a = {backend: 'wasm', threads: 1, iters: 10, warmup: 2, loads: 1, pos: []};
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const next = () => {
@@ -60,14 +62,17 @@ function parseArgs(argv) {
     else if (k === '--threads') a.threads = Number(next());
     else if (k === '--iters') a.iters = Number(next());
     else if (k === '--warmup') a.warmup = Number(next());
+    else if (k === '--loads') a.loads = Number(next());
     else if (k.startsWith('--')) throw new Error(`unknown option ${k}`);
     else a.pos.push(k);
   }
   if (a.pos.length !== 1 || !a.inputs) {
     throw new Error('usage: bench_tfjs.js MODEL_JSON --inputs FILE [--backend wasm|cpu] ' +
-                    '[--threads N] [--iters N] [--warmup N]');
+                    '[--threads N] [--iters N] [--warmup N] [--loads N]');
   }
-  if (!(a.iters >= 1) || !(a.threads >= 1)) throw new Error('--iters and --threads must be >= 1');
+  if (!(a.iters >= 1) || !(a.threads >= 1) || !(a.loads >= 1)) {
+    throw new Error('--iters, --threads and --loads must be >= 1');
+  }
   return a;
 }
 
@@ -126,9 +131,16 @@ async function main() {
   if (!(await tf.setBackend(a.backend))) throw new Error(`backend ${a.backend} unavailable`);
   await tf.ready();
 
-  const t0 = process.hrtime.bigint();
-  const model = await tfconv.loadGraphModel(fileHandler(a.pos[0]));
-  const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  const loadTimes = [];
+  let model = null;
+  for (let i = 0; i < a.loads; i++) {
+    if (model) model.dispose();
+    const t0 = process.hrtime.bigint();
+    model = await tfconv.loadGraphModel(fileHandler(a.pos[0]));
+    loadTimes.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  loadTimes.sort((x, y) => x - y);
+  const loadMs = loadTimes[loadTimes.length >> 1];
 
   const records = JSON.parse(fs.readFileSync(a.inputs, 'utf8')).inputs || [];
   const feed = {};
@@ -151,7 +163,7 @@ async function main() {
   const r3 = v => Math.round(v * 1000) / 1000;
   print(JSON.stringify({
     model: path.basename(a.pos[0], '.json'), backend: a.backend, threads: a.threads,
-    load_ms: r3(loadMs), first_ms: r3(first), median_ms: r3(times[times.length >> 1]),
+    loads: a.loads, load_ms: r3(loadMs), first_ms: r3(first), median_ms: r3(times[times.length >> 1]),
     min_ms: r3(times[0]), iters: a.iters,
   }));
 }
