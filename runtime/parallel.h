@@ -14,19 +14,19 @@
 // TSan they are plain pass-throughs to oneTBB (no extra work, no
 // allocation).
 //
-// oneTBB copies the bodies it is given (parallel_for copies the body into
-// each task, and again into the half it splits off, on whichever thread
-// splits; task_group moves the functor into its task), and another thread
-// then runs the copy. TSan cannot see that hand-off either, so every body
-// graphrt gives oneTBB under TSan is a small struct of pointers whose copy
-// and move constructors acquire the source's address before reading it and
-// release their own address after writing it, and whose operator() acquires
-// its own address before reading its members. oneTBB also recycles task
-// memory through its own allocator, so a body's storage may next hold
-// another body written by another thread: every read of a body's members
-// is followed by a release of its address, and every write preceded by an
-// acquire of it. An arena functor is read in place: it acquires its own
-// address, which the caller released.
+// oneTBB copies the bodies it is given (task_group moves the functor into
+// its task), and another thread then runs the copy. TSan cannot see that
+// hand-off either, so every body graphrt gives oneTBB under TSan is a small
+// struct of pointers whose copy and move constructors acquire the source's
+// address before reading it and release their own address after writing it, and
+// whose operator() acquires its own address before reading its members. oneTBB
+// also recycles task memory through its own allocator, so a body's storage may
+// next hold another body written by another thread: every read of a body's
+// members is followed by a release of its address, and every write preceded by
+// an acquire of it. An arena functor is read in place: it acquires its own
+// address, which the caller released. Under TSan a ParallelFor runs its
+// chunks as TaskGroup tasks, not through parallel_for (TsanParallelFor
+// says why).
 //
 // Every chunk of a ParallelFor runs under the calling thread's
 // ThreadContext (runtime/thread_context.h: the Run's buffer pool), also on
@@ -39,6 +39,7 @@
 #ifndef GRAPHRT_RUNTIME_PARALLEL_H_
 #define GRAPHRT_RUNTIME_PARALLEL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -57,12 +58,10 @@ namespace parallel_internal {
 // > 0 while a ScopedSequential lives on this thread.
 inline thread_local int sequential_depth = 0;
 
-// The two edges of one ParallelFor or ExecuteInArena call; only their
-// addresses are used.
+// The join edge of one ExecuteInArena call (functor -> caller); only its
+// address is used.
 struct Edges {
-  char spawn = 0;         // caller -> every chunk
-  char join = 0;          // every chunk -> caller
-  ThreadContext context;  // the caller's, written before `spawn`
+  char join = 0;
 };
 
 // Two values a oneTBB body carries to the thread that runs it, read and
@@ -99,24 +98,6 @@ class TsanCarried {
   B b_;
 };
 
-// The parallel_for body under TSan (see the top of this file).
-template <typename Fn>
-class RangeBody {
- public:
-  RangeBody(const Fn* fn, const Edges* edges) : carried_(fn, edges) {}
-
-  void operator()(const oneapi::tbb::blocked_range<int64_t>& r) const {
-    auto [fn, edges] = carried_.Get();
-    TsanAcquire(&edges->spawn);
-    ScopedThreadContext scope(edges->context);
-    (*fn)(r.begin(), r.end());
-    TsanRelease(&edges->join);
-  }
-
- private:
-  TsanCarried<const Fn*, const Edges*> carried_;
-};
-
 // The task_group functor under TSan: runs and deletes a heap copy of the
 // caller's callable, then releases the group's join edge.
 template <typename Task>
@@ -148,6 +129,10 @@ struct ArenaBody {
   }
 };
 
+// ParallelFor under TSan (defined below TaskGroup).
+template <typename Fn>
+void TsanParallelFor(int64_t begin, int64_t end, int64_t grain, const Fn& fn);
+
 }  // namespace parallel_internal
 
 // Single-threaded runs: while an object of this class lives, ParallelFor on
@@ -176,13 +161,7 @@ void ParallelFor(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {
   }
   if (grain < 1) grain = 1;
   if constexpr (kUnderTsan) {
-    parallel_internal::Edges edges;
-    edges.context = CurrentThreadContext();
-    TsanRelease(&edges.spawn);
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<int64_t>(begin, end, grain),
-        parallel_internal::RangeBody<Fn>(&fn, &edges));
-    TsanAcquire(&edges.join);
+    parallel_internal::TsanParallelFor(begin, end, grain, fn);
   } else {
     const ThreadContext context = CurrentThreadContext();
     oneapi::tbb::parallel_for(
@@ -241,6 +220,40 @@ class TaskGroup {
   oneapi::tbb::task_group group_;
   char join_ = 0;  // only its address is used: tasks -> Wait
 };
+
+namespace parallel_internal {
+
+// Why not oneapi::tbb::parallel_for under TSan: parallel_for keeps its
+// completion counter (a wait_node) in a frame on the caller's stack, and the
+// worker that finishes the last chunk decrements it in inline, instrumented
+// header code after the chunk's own release edge; the caller's side of that
+// wait is in uninstrumented libtbb. When a later kernel reuses that stack
+// memory, TSan reports the plain write against the worker's atomic one. A
+// task_group's destructor loads its counter with acquire in header code, so
+// TSan sees that edge: the range is cut into at most 4 chunks per thread of
+// the arena (each >= grain, as parallel_for's, but without its adaptive
+// splitting), each run as a TaskGroup task.
+template <typename Fn>
+void TsanParallelFor(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {
+  const int64_t n = end - begin;
+  const int64_t max_chunks =
+      4 * static_cast<int64_t>(oneapi::tbb::this_task_arena::max_concurrency());
+  const int64_t chunks = std::max<int64_t>(
+      1, std::min<int64_t>((n + grain - 1) / grain, max_chunks));
+  const int64_t step = (n + chunks - 1) / chunks;
+  const ThreadContext context = CurrentThreadContext();
+  TaskGroup group;
+  for (int64_t b = begin; b < end; b += step) {
+    const int64_t e = std::min(end, b + step);
+    group.Run([&fn, context, b, e] {
+      ScopedThreadContext scope(context);
+      fn(b, e);
+    });
+  }
+  group.Wait();
+}
+
+}  // namespace parallel_internal
 
 }  // namespace graphrt
 

@@ -149,5 +149,28 @@ std::optional<IntConst> IntConstValue(const NodeDef& n,
   return c;
 }
 
+std::optional<float> FloatScalarConstValue(const NodeDef& n,
+                                           const WeightMap& weights) {
+  if (n.op() != "Const") return std::nullopt;
+  Tensor value;
+  auto w = weights.find(n.name());
+  if (w != weights.end()) {
+    value = w->second;
+  } else {
+    auto v = n.attr().find("value");
+    if (v == n.attr().end() || !v->second.has_tensor() ||
+        v->second.tensor().tensor_shape().dim_size() != 0) {
+      return std::nullopt;
+    }
+    absl::StatusOr<Tensor> t = TensorFromProto(v->second.tensor());
+    if (!t.ok()) return std::nullopt;
+    value = *std::move(t);
+  }
+  if (value.dtype() != DType::kFloat32 || value.rank() != 0) {
+    return std::nullopt;
+  }
+  return value.data<float>()[0];
+}
+
 }  // namespace passes
 }  // namespace graphrt

@@ -63,6 +63,11 @@ std::optional<IntConst> IntConstValue(const tensorflow::NodeDef& n,
                                       const WeightMap& weights,
                                       int64_t max_elements = 64);
 
+// The value of a float32 Const node of rank 0 (weights first, then its
+// `value` attr); nullopt for anything else.
+std::optional<float> FloatScalarConstValue(const tensorflow::NodeDef& n,
+                                           const WeightMap& weights);
+
 // Rebuilds `g` without the nodes marked dead.
 void DropDead(tensorflow::GraphDef* g, const std::vector<bool>& dead);
 

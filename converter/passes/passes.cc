@@ -490,6 +490,10 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   if (has({"Pad", "PadV2"})) {
     stats.pads_folded = FoldPadIntoConv(graph, weights, keep);
   }
+  // Before FuseAddActivation, which would fuse the pattern's Add + Relu6.
+  if (adds && has({"Relu6"}) && has({"Mul"})) {
+    stats.hard_swishes_fused = FuseHardSwish(graph, weights, keep);
+  }
   // After FuseAbsPrelu, whose Add(Relu(x), ...) this must not take apart.
   if (adds && has({"Relu", "Relu6"})) {
     stats.adds_fused = FuseAddActivation(graph, keep);
@@ -498,6 +502,11 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   // (_FusedConv2D may be new since the scan above.)
   if (adds && (has({"_FusedConv2D"}) || stats.convs_fused > 0)) {
     stats.conv_adds_fused = FuseConvAdd(graph, keep);
+  }
+  // Last: FuseConvAdd wants convolutions whose fused_ops are [BiasAdd].
+  if (has({"_FusedConv2D", "FusedDepthwiseConv2dNative"}) ||
+      stats.convs_fused > 0) {
+    stats.conv_activations_fused = FuseConvActivation(graph, keep);
   }
   return stats;
 }

@@ -48,6 +48,24 @@
 //   residual joins of BlazeFace / BlazePose / MobileNetV2 blocks. oneDNN
 //   adds the addend in its kernel's epilogue (ops/nn/fused_conv.h); the
 //   values are the unfused graph's ((conv + bias) + addend, then clamp).
+// * FuseHardSwish (activation_fusion.cc): Keras' hard-swish,
+//   Mul(Mul(x, s), Relu6(Add|AddV2(x, 3))) (operands in either order,
+//   float32 scalar constants, 3 exactly, s finite: 1/6, or 0.16662598 in
+//   float16-quantized TF.js graphs), becomes one _HardSwish(x) with attr
+//   scale s (ops/math/activation_fns.h: the same operations in the same
+//   order) named like the outer Mul: one pass over x instead of four
+//   (MobileNetV3 in centernet and rvm). Runs before FuseAddActivation,
+//   which would otherwise take the Add + Relu6 apart from the pattern.
+// * FuseConvActivation (activation_fusion.cc): a _FusedConv2D /
+//   FusedDepthwiseConv2dNative with fused_ops [BiasAdd] whose only consumer
+//   is a piecewise-linear activation (Relu, Relu6, LeakyRelu with its alpha
+//   as leakyrelu_alpha, _HardSwish with its scale as hardswish_scale; not Elu /
+//   Sigmoid / Tanh, whose vectorised and scalar evaluations differ in the last
+//   bit, which would make the values depend on the row length) becomes that
+//   convolution with fused_ops [BiasAdd, act], named like the activation. The
+//   kernel applies it to the output rows it just wrote (no separate output
+//   tensor and pass). Runs last, after FuseConvAdd has taken the residual
+//   joins.
 //
 // All are exact (same values as the unfused graph up to float rounding of
 // the same operations) and conservative: a node is only removed when no
@@ -78,8 +96,10 @@ struct PassStats {
   int pads_folded = 0;  // Pad nodes folded into convolutions
   int adds_fused = 0;   // Add + Relu / Relu6 pairs fused
   int abs_prelus_fused = 0;
-  int conv_adds_fused = 0;  // residual Add (+Relu / Relu6) into a conv
-  int transposes_sunk = 0;  // Transpose moves and cancellations
+  int conv_adds_fused = 0;         // residual Add (+Relu / Relu6) into a conv
+  int transposes_sunk = 0;         // Transpose moves and cancellations
+  int hard_swishes_fused = 0;      // Mul/Mul/Relu6/Add into one _HardSwish
+  int conv_activations_fused = 0;  // activation into a biased conv
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -96,6 +116,9 @@ int FuseAddActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FuseConvAdd(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FuseAbsPrelu(tensorflow::GraphDef* graph, const WeightMap& weights,
                  const KeepSet& keep);
+int FuseHardSwish(tensorflow::GraphDef* graph, const WeightMap& weights,
+                  const KeepSet& keep);
+int FuseConvActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 
 // Runs every pass in order. Setting the environment variable
 // GRAPHRT_DISABLE_GRAPH_PASSES (non-empty, not "0") skips them all.

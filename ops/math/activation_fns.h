@@ -1,16 +1,24 @@
 // Element-wise activation functions shared by the activation kernels
-// (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh) and the fused kernels
-// (_FusedMatMul ...). Each follows TF's CPU formula:
+// (Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, _HardSwish) and the fused
+// kernels (_FusedMatMul ...). Each follows TF's CPU formula:
 //   Relu      max(x, 0)
 //   Relu6     min(max(x, 0), 6)
 //   Elu       x < 0 ? exp(x) - 1 : x
 //   LeakyRelu x > 0 ? x : alpha * x
 //   Sigmoid   1 / (1 + exp(-x))   (Eigen's logistic)
 //   Tanh      tanh(x)
+//   _HardSwish (x * scale) * min(max(x + 3, 0), 6)   (scale: 1/6)
+// _HardSwish is graphrt's own op: the load-time pass FuseHardSwish
+// (converter/passes/passes.h) makes it from Keras' MobileNetV3 hard-swish,
+// Mul(Mul(x, scale), Relu6(Add(x, 3))), computing the same float
+// operations in the same order, so its results are bit-identical to the
+// four ops'. `scale` is an attr: TF.js's float16-quantized graphs store 1/6
+// as 0.16662598.
 // Evaluated with Eigen array expressions so the loops vectorise.
 #ifndef GRAPHRT_OPS_MATH_ACTIVATION_FNS_H_
 #define GRAPHRT_OPS_MATH_ACTIVATION_FNS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -29,10 +37,16 @@ enum class Activation {
   kLeakyRelu,
   kSigmoid,
   kTanh,
+  kHardSwish,
 };
 
-// Maps a TF op name ("Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid",
-// "Tanh") to its Activation; nullopt for anything else.
+// kHardSwish: (x * scale) * relu6(x + kHardSwishOffset); the scale is the
+// activation's parameter (default kHardSwishScale).
+inline constexpr float kHardSwishScale = 1.0f / 6.0f;
+inline constexpr float kHardSwishOffset = 3.0f;
+
+// Maps an op name ("Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh",
+// "_HardSwish") to its Activation; nullopt for anything else.
 inline std::optional<Activation> ActivationFromName(absl::string_view name) {
   if (name == "Relu") return Activation::kRelu;
   if (name == "Relu6") return Activation::kRelu6;
@@ -40,6 +54,7 @@ inline std::optional<Activation> ActivationFromName(absl::string_view name) {
   if (name == "LeakyRelu") return Activation::kLeakyRelu;
   if (name == "Sigmoid") return Activation::kSigmoid;
   if (name == "Tanh") return Activation::kTanh;
+  if (name == "_HardSwish") return Activation::kHardSwish;
   return std::nullopt;
 }
 
@@ -53,8 +68,8 @@ constexpr bool ActivationSupports(Activation act) {
 }
 
 // out[i] = act(in[i]) for i < n. `in` may equal `out` (in place).
-// `alpha` is LeakyRelu's slope. Types for which the activation is not
-// supported (see ActivationSupports) are left unchanged.
+// `alpha` is LeakyRelu's slope or _HardSwish's scale. Types for which the
+// activation is not supported (see ActivationSupports) are left unchanged.
 template <typename T>
 void ApplyActivation(Activation act, float alpha, const T* in, T* out,
                      int64_t n) {
@@ -95,6 +110,16 @@ void ApplyActivation(Activation act, float alpha, const T* in, T* out,
       case Activation::kTanh:
         y = x.tanh();
         return;
+      case Activation::kHardSwish: {
+        const T scale = static_cast<T>(alpha);
+        const T offset = static_cast<T>(kHardSwishOffset);
+        for (int64_t i = 0; i < n; ++i) {
+          const T v = in[i];
+          const T r = std::min(std::max(v + offset, T(0)), T(6));
+          out[i] = (v * scale) * r;
+        }
+        return;
+      }
       default:
         return;
     }

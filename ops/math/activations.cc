@@ -1,6 +1,7 @@
 // Element-wise activations: Relu, Relu6 (float32, float64, int32, int64),
-// Elu, LeakyRelu (attr alpha, default 0.2), Sigmoid, Tanh (float32,
-// float64). Formulas in ops/math/activation_fns.h.
+// Elu, LeakyRelu (attr alpha, default 0.2), Sigmoid, Tanh, _HardSwish (attr
+// scale, default 1/6) (float32, float64). Formulas in
+// ops/math/activation_fns.h.
 #include <cstdint>
 #include <memory>
 
@@ -80,6 +81,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateActivation(
   float alpha = 0.0f;
   if (kAct == Activation::kLeakyRelu) {
     GRAPHRT_ASSIGN_OR_RETURN(alpha, attrs.GetFloat("alpha", 0.2f));
+  } else if (kAct == Activation::kHardSwish) {
+    GRAPHRT_ASSIGN_OR_RETURN(alpha,
+                             attrs.GetFloat("scale", ops::kHardSwishScale));
   }
   if (init.num_inputs != 1) {
     return absl::InvalidArgumentError(
@@ -106,6 +110,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateActivation(
     case Activation::kTanh:
       name = "Tanh";
       break;
+    case Activation::kHardSwish:
+      name = "_HardSwish";
+      break;
     case Activation::kNone:
       break;
   }
@@ -121,6 +128,7 @@ void RegisterActivations(OpRegistry& r) {
   r.Register("LeakyRelu", CreateActivation<Activation::kLeakyRelu>);
   r.Register("Sigmoid", CreateActivation<Activation::kSigmoid>);
   r.Register("Tanh", CreateActivation<Activation::kTanh>);
+  r.Register("_HardSwish", CreateActivation<Activation::kHardSwish>);
 }
 
 }  // namespace graphrt

@@ -4,7 +4,8 @@
 //   ["BiasAdd"]                      bias [n]           num_args 1
 //   ["BiasAdd", Relu|Relu6|Elu|LeakyRelu|Sigmoid|Tanh]  num_args 1
 //   ["BiasAdd", "Prelu"]             bias [n], alpha [n] or scalar, num_args 2
-// LeakyRelu reads attr leakyrelu_alpha (default 0.2); epsilon is ignored.
+// LeakyRelu reads attr leakyrelu_alpha (default 0.2), _HardSwish attr
+// hardswish_scale (default 1/6); epsilon is ignored.
 // Products run on Eigen's GEMM (single-threaded).
 #include <cstdint>
 #include <memory>
@@ -16,8 +17,8 @@
 #include "absl/strings/str_join.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/math/math_ops.h"
 #include "ops/math/activation_fns.h"
+#include "ops/math/math_ops.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -210,6 +211,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateFusedMatMul(
       c.prelu = true;
     } else if (auto act = ops::ActivationFromName(fused_ops[1])) {
       c.act = *act;
+      if (c.act == ops::Activation::kHardSwish) {
+        GRAPHRT_ASSIGN_OR_RETURN(
+            c.alpha, attrs.GetFloat("hardswish_scale", ops::kHardSwishScale));
+      }
     } else {
       ok = false;
     }

@@ -273,8 +273,11 @@ absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
   GRAPHRT_ASSIGN_OR_RETURN(std::vector<std::string> fused_ops,
                            attrs.GetStringList("fused_ops", {}));
   GRAPHRT_ASSIGN_OR_RETURN(int64_t num_args, attrs.GetInt("num_args", 0));
-  GRAPHRT_ASSIGN_OR_RETURN(e.leakyrelu_alpha,
+  GRAPHRT_ASSIGN_OR_RETURN(e.act_alpha,
                            attrs.GetFloat("leakyrelu_alpha", 0.2f));
+  GRAPHRT_ASSIGN_OR_RETURN(
+      const float hardswish_scale,
+      attrs.GetFloat("hardswish_scale", ops::kHardSwishScale));
   GRAPHRT_ASSIGN_OR_RETURN(e.epsilon, attrs.GetFloat("epsilon", 1e-4f));
   const std::string listed =
       absl::StrCat("[", absl::StrJoin(fused_ops, ","), "]");
@@ -318,6 +321,7 @@ absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
       e.prelu = true;
     } else if (auto act = ops::ActivationFromName(fused_ops[1])) {
       e.act = *act;
+      if (e.act == ops::Activation::kHardSwish) e.act_alpha = hardswish_scale;
     } else {
       ok = false;
     }
@@ -333,7 +337,7 @@ absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
             allow_noop ? ", [NoOp,X]" : "",
             allow_batch_norm ? ", [BiasAdd,Add] or [BiasAdd,Add,Y]" : "",
             " with X one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, "
-            "Tanh, Prelu",
+            "Tanh, _HardSwish, Prelu",
             allow_batch_norm ? "; Y Relu or Relu6" : ""));
   }
   int64_t want = e.kind == FusedEpilogue::Kind::kBias        ? 1

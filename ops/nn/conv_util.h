@@ -120,12 +120,15 @@ struct FusedEpilogue {
   // [BiasAdd, Add(, Relu|Relu6)] (graphrt's load-time pass FuseConvAdd,
   // _FusedConv2D only): input 3 is added after the bias, before `act`.
   bool residual = false;
-  float leakyrelu_alpha = 0.2f;
+  // The activation's parameter: LeakyRelu's slope (attr leakyrelu_alpha,
+  // default 0.2) or _HardSwish's scale (attr hardswish_scale, default 1/6).
+  float act_alpha = 0.2f;
   float epsilon = 1e-4f;
   int num_args = 0;  // extra inputs after (input, filter)
 };
 
-// Parses attrs fused_ops / num_args / leakyrelu_alpha / epsilon.
+// Parses attrs fused_ops / num_args / leakyrelu_alpha / hardswish_scale /
+// epsilon.
 // `allow_batch_norm`: accept [FusedBatchNorm(, act)] (4 args) and the
 // residual form [BiasAdd, Add(, Relu|Relu6)] (2 args: bias, addend; the
 // _FusedConv2D kernel); `allow_noop`: accept [NoOp, act] (no bias,
@@ -273,7 +276,7 @@ void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args, T* data,
         row = (row < T(0)).select(row * al, row);
       }
     } else {
-      ops::ApplyActivation<T>(e.act, e.leakyrelu_alpha, row.data(), row.data(),
+      ops::ApplyActivation<T>(e.act, e.act_alpha, row.data(), row.data(),
                               channels);
     }
   }

@@ -11,7 +11,6 @@
 #include "google/protobuf/text_format.h"
 #include "ops/registry.h"
 #include "runtime/scratch_outputs.h"
-#include "runtime/tsan.h"
 
 namespace graphrt {
 namespace {
@@ -120,15 +119,6 @@ INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(1, 4));
 // denormal result is 0; DAZ: a denormal input reads as 0), in every chunk of
 // a multi-threaded kernel; Denormals::kIeee keeps them.
 TEST_P(ExecutorTest, DenormalsFlushToZeroUnlessIeeeIsAsked) {
-  if (kUnderTsan && GetParam() > 1) {
-    // Known gap in the TSan build, not a race in graphrt: oneTBB's inline
-    // header code updates atomics in parallel_for's task_group_context on
-    // the caller's stack after the loop body's release edge, and the
-    // completion it waits for happens inside uninstrumented libtbb, so a
-    // later kernel reusing that stack is reported. The opt and ASan builds
-    // run this 4-thread case.
-    GTEST_SKIP() << "4-thread kernel loop under TSan (see comment)";
-  }
   auto g = BuildGraph(R"pb(
                         node {
                           name: "x"

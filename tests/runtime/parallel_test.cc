@@ -115,19 +115,19 @@ TEST(ParallelForTest, ChunksRunUnderTheCallersThreadContext) {
   mine.buffer_pool = reinterpret_cast<BufferPool*>(fake_pool);
   mine.run_tag = 42;
   const std::thread::id caller = std::this_thread::get_id();
-  std::atomic<int> chunks{0}, on_workers{0}, wrong{0};
+  std::atomic<int> elements{0}, on_workers{0}, wrong{0};
   {
     ScopedThreadContext scope(mine);
-    ParallelFor(0, 64, 1, [&](int64_t, int64_t) {
+    ParallelFor(0, 64, 1, [&](int64_t begin, int64_t end) {
       // Slow chunks, so that the other core's worker takes some.
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       const ThreadContext& seen = CurrentThreadContext();
       if (seen.buffer_pool != mine.buffer_pool || seen.run_tag != 42) ++wrong;
       if (std::this_thread::get_id() != caller) ++on_workers;
-      ++chunks;
+      elements += static_cast<int>(end - begin);
     });
   }
-  EXPECT_EQ(chunks.load(), 64);
+  EXPECT_EQ(elements.load(), 64);
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GT(on_workers.load(), 0) << "no chunk ran on a worker thread";
   EXPECT_EQ(CurrentThreadContext().buffer_pool, nullptr);
@@ -149,20 +149,20 @@ TEST(ParallelForTest, ChunksRunInTheCallersDenormalMode) {
   for (bool flush : {true, false}) {
     ThreadContext mine;
     mine.flush_denormals = flush;
-    std::atomic<int> chunks{0}, wrong{0};
+    std::atomic<int> elements{0}, wrong{0};
     {
       ScopedThreadContext scope(mine);
       EXPECT_EQ(FlushingDenormals(), flush);
-      ParallelFor(0, 64, 1, [&](int64_t, int64_t) {
+      ParallelFor(0, 64, 1, [&](int64_t begin, int64_t end) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
         if (FlushingDenormals() != flush) ++wrong;
         volatile float tiny = 1e-30f;
         volatile float product = tiny * 1e-10f;  // underflow
         if ((product == 0.f) != flush) ++wrong;
-        ++chunks;
+        elements += static_cast<int>(end - begin);
       });
     }
-    EXPECT_EQ(chunks.load(), 64);
+    EXPECT_EQ(elements.load(), 64);
     EXPECT_EQ(wrong.load(), 0) << "flush=" << flush;
     EXPECT_FALSE(FlushingDenormals());
   }
