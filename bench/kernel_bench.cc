@@ -12,6 +12,8 @@
 // one MobileNetV2 inference (no residual adds / pooling: < 1% of its time).
 // BM_Pool/i: pooling on the age model's shapes (below).
 // BM_Activation/i: Prelu / LeakyRelu / Relu on random-signed floats.
+// BM_DecodeHalves: the loader's float16 -> float32 weight decoding
+// (loader/weights_decoder.h), GB/s of float16 input.
 // Times are thread CPU time (Google Benchmark's default), so a loaded
 // machine inflates them less than wall time; compare GFLOP/s with
 // //bench:peak_flops.
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "loader/weights_decoder.h"
 #include "ops/kernel.h"
 #include "ops/registry.h"
 #include "proto/graph.pb.h"
@@ -249,6 +252,25 @@ void BM_Activation(benchmark::State& state) {
   state.SetLabel(absl::StrCat(op, " 96x96x16"));
 }
 BENCHMARK(BM_Activation)->DenseRange(0, 2);
+
+// 1M float16 values of every kind (random bits: normals, subnormals, zeros,
+// infinities, NaNs), decoded into a buffer that stays resident.
+void BM_DecodeHalves(benchmark::State& state) {
+  constexpr int64_t kCount = 1 << 20;
+  std::mt19937 rng(1);
+  std::vector<uint16_t> halves(kCount);
+  for (uint16_t& h : halves) h = static_cast<uint16_t>(rng());
+  std::vector<float> out(kCount);
+  for (auto _ : state) {
+    tfjs_internal::DecodeHalves(reinterpret_cast<const char*>(halves.data()),
+                                kCount, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["GB/s"] = benchmark::Counter(
+      static_cast<double>(kCount) * sizeof(uint16_t) * state.iterations() / 1e9,
+      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_DecodeHalves);
 
 }  // namespace
 }  // namespace graphrt
