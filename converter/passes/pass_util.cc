@@ -34,6 +34,7 @@ absl::string_view NameView(absl::string_view input) {
 
 absl::flat_hash_map<std::string, Uses> CountUses(const GraphDef& g) {
   absl::flat_hash_map<std::string, Uses> uses;
+  uses.reserve(g.node_size());
   for (int i = 0; i < g.node_size(); ++i) {
     for (const std::string& in : g.node(i).input()) {
       Uses& u = uses[NameView(in)];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "converter/graph.h"
 #include "proto/graph.pb.h"
@@ -29,7 +30,9 @@ absl::string_view NameView(absl::string_view input);
 struct Uses {
   int data = 0;
   int control = 0;
-  std::vector<int> consumers;  // node indices, one per data use
+  // Node indices, one per data use (inline: most tensors have one or two
+  // readers, and every pass recounts the whole graph).
+  absl::InlinedVector<int, 2> consumers;
 };
 
 // Uses of every node that something reads, by node name.

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "converter/passes/pass_util.h"
 #include "converter/passes/passes.h"
 
@@ -158,7 +159,7 @@ class Scan {
   // A Transpose read by several nodes that can all absorb it: each reader
   // but the first gets its own copy (named <transpose>/_copy...), which the
   // next scans sink one by one.
-  bool Split(int ti, const std::vector<int>& consumers,
+  bool Split(int ti, absl::Span<const int> consumers,
              const std::vector<int64_t>& perm) {
     for (int ci : consumers) {
       if (!Absorbs(ti, ci, perm, /*splitting=*/true)) return false;
