@@ -423,13 +423,6 @@ bool DirectConv::Prefers(const XnnConvSpec& spec, int64_t n, int64_t out_h,
   if (mode == Mode::kAll) return true;
   if (n * out_h * out_w > kMaxOutputPixels) return false;
   if (spec.depthwise) {
-    // With 8-lane vectors (AVX2) oneDNN's jit depthwise kernels win for
-    // every size measured: `graphrt bench --profile` with
-    // GRAPHRT_DIRECT_CONV=0 vs the default on the AVX2 EPYC VM, depthwise
-    // ms per Run: movenet-lightning 1.45 -> 1.05, blazeface 1.9 -> 1.36,
-    // facemesh 0.36 -> 0.25, iris 0.23 -> 0.12 (per layer 0.45-0.65x
-    // oneDNN's speed: bench/RESULTS.md, "Direct convolutions on AVX2").
-    if (kLanes < 16) return false;
     // Depthwise layers sweep the input once per group of kLanes channels; an
     // input beyond ~512 KB then streams from L3 for every group (MobileNet
     // V2's 56x56x144 layer: 5 GFLOP/s here, 16-28 on oneDNN).

@@ -37,8 +37,7 @@
 // When (Prefers): a layer of at most kMaxOutputPixels output pixels
 // whose filter has at most kMaxFilterFloats values (a depthwise layer with
 // multiplier 1: whose input has at most 128k values, as it sweeps the input
-// once per group of kBlockLanes channels; depthwise only with 16-lane
-// vectors: on AVX2 oneDNN's depthwise kernels are faster at every size). The filter bound is where oneDNN's
+// once per group of kBlockLanes channels). The filter bound is where oneDNN's
 // fixed ~90 KB per primitive stays under half of the filter's own bytes
 // (the 1.5x memory budget); the pixel bound keeps the large layers of
 // large models, where oneDNN's brgemm kernels are fastest, on oneDNN.
