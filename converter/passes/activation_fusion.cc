@@ -20,9 +20,10 @@ using tensorflow::NodeDef;
 
 namespace {
 
-// Index of every node by name.
-absl::flat_hash_map<absl::string_view, int> IndexByName(const GraphDef& g) {
-  absl::flat_hash_map<absl::string_view, int> index;
+// Index of every node by name. Owned strings, not views: the passes replace
+// NodeDefs (and so free their names) while they still look names up.
+absl::flat_hash_map<std::string, int> IndexByName(const GraphDef& g) {
+  absl::flat_hash_map<std::string, int> index;
   index.reserve(g.node_size());
   for (int i = 0; i < g.node_size(); ++i) index[g.node(i).name()] = i;
   return index;
@@ -140,20 +141,6 @@ int FuseHardSwish(GraphDef* graph, const WeightMap& weights,
 int FuseConvActivation(GraphDef* graph, const KeepSet& keep) {
   const auto uses = CountUses(*graph);
   const auto index = IndexByName(*graph);
-  // A _FusedConv2D / FusedDepthwiseConv2dNative with fused_ops exactly
-  // [BiasAdd] (NHWC, float32).
-  auto is_biased_conv = [](const NodeDef& n) {
-    if ((n.op() != "_FusedConv2D" && n.op() != "FusedDepthwiseConv2dNative") ||
-        !IsNhwc(n) || NumDataInputs(n) != 3 ||
-        !TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT)) {
-      return false;
-    }
-    auto ops = n.attr().find("fused_ops");
-    auto args = n.attr().find("num_args");
-    return ops != n.attr().end() && ops->second.list().s_size() == 1 &&
-           ops->second.list().s(0) == "BiasAdd" && args != n.attr().end() &&
-           args->second.i() == 1;
-  };
   std::vector<bool> dead(graph->node_size(), false);
   int fused = 0;
   for (int ai = 0; ai < graph->node_size(); ++ai) {
@@ -178,8 +165,8 @@ int FuseConvActivation(GraphDef* graph, const KeepSet& keep) {
     const int ci = ci_it->second;
     const NodeDef& conv = graph->node(ci);
     auto u = uses.find(conv.name());
-    if (dead[ci] || !is_biased_conv(conv) || u == uses.end() ||
-        u->second.data != 1 || u->second.control != 0 ||
+    if (dead[ci] || !IsBiasedConv(conv, /*depthwise_too=*/true) ||
+        u == uses.end() || u->second.data != 1 || u->second.control != 0 ||
         keep.contains(conv.name())) {
       continue;
     }

@@ -114,28 +114,37 @@ void DropDead(GraphDef* g, const std::vector<bool>& dead) {
   g->mutable_node()->Swap(kept_nodes.mutable_node());
 }
 
+namespace {
+
+// The value of a Const node: its weight, else its `value` attr when that
+// has at most `max_elements` values; nullopt for anything else.
+std::optional<Tensor> ConstValue(const NodeDef& n, const WeightMap& weights,
+                                 int64_t max_elements) {
+  if (n.op() != "Const") return std::nullopt;
+  auto w = weights.find(n.name());
+  if (w != weights.end()) return w->second;
+  auto v = n.attr().find("value");
+  if (v == n.attr().end() || !v->second.has_tensor()) return std::nullopt;
+  const auto& proto = v->second.tensor();
+  int64_t elements = 1;
+  for (const auto& d : proto.tensor_shape().dim()) {
+    if (d.size() < 0 || d.size() > max_elements) return std::nullopt;
+    elements *= d.size();
+    if (elements > max_elements) return std::nullopt;
+  }
+  absl::StatusOr<Tensor> t = TensorFromProto(proto);
+  if (!t.ok()) return std::nullopt;
+  return *std::move(t);
+}
+
+}  // namespace
+
 std::optional<IntConst> IntConstValue(const NodeDef& n,
                                       const WeightMap& weights,
                                       int64_t max_elements) {
-  if (n.op() != "Const") return std::nullopt;
-  Tensor value;
-  auto w = weights.find(n.name());
-  if (w != weights.end()) {
-    value = w->second;
-  } else {
-    auto v = n.attr().find("value");
-    if (v == n.attr().end() || !v->second.has_tensor()) return std::nullopt;
-    const auto& proto = v->second.tensor();
-    int64_t elements = 1;
-    for (const auto& d : proto.tensor_shape().dim()) {
-      if (d.size() < 0 || d.size() > max_elements) return std::nullopt;
-      elements *= d.size();
-      if (elements > max_elements) return std::nullopt;
-    }
-    absl::StatusOr<Tensor> t = TensorFromProto(proto);
-    if (!t.ok()) return std::nullopt;
-    value = *std::move(t);
-  }
+  std::optional<Tensor> found = ConstValue(n, weights, max_elements);
+  if (!found.has_value()) return std::nullopt;
+  const Tensor& value = *found;
   if ((value.dtype() != DType::kInt32 && value.dtype() != DType::kInt64) ||
       value.num_elements() > max_elements) {
     return std::nullopt;
@@ -152,25 +161,26 @@ std::optional<IntConst> IntConstValue(const NodeDef& n,
 
 std::optional<float> FloatScalarConstValue(const NodeDef& n,
                                            const WeightMap& weights) {
-  if (n.op() != "Const") return std::nullopt;
-  Tensor value;
-  auto w = weights.find(n.name());
-  if (w != weights.end()) {
-    value = w->second;
-  } else {
-    auto v = n.attr().find("value");
-    if (v == n.attr().end() || !v->second.has_tensor() ||
-        v->second.tensor().tensor_shape().dim_size() != 0) {
-      return std::nullopt;
-    }
-    absl::StatusOr<Tensor> t = TensorFromProto(v->second.tensor());
-    if (!t.ok()) return std::nullopt;
-    value = *std::move(t);
-  }
-  if (value.dtype() != DType::kFloat32 || value.rank() != 0) {
+  std::optional<Tensor> value = ConstValue(n, weights, /*max_elements=*/1);
+  if (!value.has_value() || value->dtype() != DType::kFloat32 ||
+      value->rank() != 0) {
     return std::nullopt;
   }
-  return value.data<float>()[0];
+  return value->data<float>()[0];
+}
+
+bool IsBiasedConv(const NodeDef& n, bool depthwise_too) {
+  if ((n.op() != "_FusedConv2D" &&
+       !(depthwise_too && n.op() == "FusedDepthwiseConv2dNative")) ||
+      !IsNhwc(n) || NumDataInputs(n) != 3 ||
+      !TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT)) {
+    return false;
+  }
+  auto ops = n.attr().find("fused_ops");
+  auto args = n.attr().find("num_args");
+  return ops != n.attr().end() && ops->second.list().s_size() == 1 &&
+         ops->second.list().s(0) == "BiasAdd" && args != n.attr().end() &&
+         args->second.i() == 1;
 }
 
 }  // namespace passes

@@ -71,6 +71,10 @@ std::optional<IntConst> IntConstValue(const tensorflow::NodeDef& n,
 std::optional<float> FloatScalarConstValue(const tensorflow::NodeDef& n,
                                            const WeightMap& weights);
 
+// A _FusedConv2D (or, with `depthwise_too`, FusedDepthwiseConv2dNative)
+// with fused_ops exactly [BiasAdd] and num_args 1, NHWC, float32.
+bool IsBiasedConv(const tensorflow::NodeDef& n, bool depthwise_too);
+
 // Rebuilds `g` without the nodes marked dead.
 void DropDead(tensorflow::GraphDef* g, const std::vector<bool>& dead);
 

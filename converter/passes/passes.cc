@@ -392,18 +392,6 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
   for (int i = 0; i < graph->node_size(); ++i) {
     index_of[graph->node(i).name()] = i;
   }
-  // A _FusedConv2D with fused_ops exactly [BiasAdd] (NHWC float32).
-  auto is_biased_conv = [](const NodeDef& n) {
-    if (n.op() != "_FusedConv2D" || !IsNhwc(n) || NumDataInputs(n) != 3 ||
-        !TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT)) {
-      return false;
-    }
-    auto ops = n.attr().find("fused_ops");
-    auto args = n.attr().find("num_args");
-    return ops != n.attr().end() && ops->second.list().s_size() == 1 &&
-           ops->second.list().s(0) == "BiasAdd" && args != n.attr().end() &&
-           args->second.i() == 1;
-  };
   std::vector<bool> dead(graph->node_size(), false);
   int fused = 0;
   for (int ai = 0; ai < graph->node_size(); ++ai) {
@@ -427,8 +415,8 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
       const int ci = ci_it->second;
       const NodeDef& conv = graph->node(ci);
       auto u = uses.find(conv.name());
-      if (dead[ci] || !is_biased_conv(conv) || u == uses.end() ||
-          u->second.data != 1 || u->second.control != 0 ||
+      if (dead[ci] || !IsBiasedConv(conv, /*depthwise_too=*/false) ||
+          u == uses.end() || u->second.data != 1 || u->second.control != 0 ||
           keep.contains(conv.name()) || conv.input_size() != 3) {
         continue;
       }

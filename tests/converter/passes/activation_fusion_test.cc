@@ -171,6 +171,26 @@ TEST(FuseConvActivationTest, LeavesSharedOrKeptOrAlreadyFusedConvs) {
   }
 }
 
+// Regression: the pass indexed nodes by views of their names and then
+// replaced the activation node, freeing the name the index still pointed
+// to; looking up "act" for the later Relu read freed memory (ASan).
+TEST(FuseConvActivationTest, LooksUpNodesItAlreadyReplaced) {
+  BiasedConvGraph m("Relu6", false);
+  Add(&m.g, "act2", "Relu", {"act"});
+  for (NodeDef& n : *m.g.mutable_node()) {
+    if (n.name() == "out") n.set_input(0, "act2");
+  }
+  const Tensor want = RunOnX(m.g, m.w, "out");
+  EXPECT_EQ(FuseConvActivation(&m.g, {}), 1);
+  const NodeDef* fused = Find(m.g, "act");
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(FusedOps(*fused), (std::vector<std::string>{"BiasAdd", "Relu6"}));
+  EXPECT_EQ(Find(m.g, "act2")->op(), "Relu");
+  const Tensor got = RunOnX(m.g, m.w, "out");
+  ASSERT_TRUE(got.valid() && want.valid());
+  EXPECT_TRUE(got.IdenticalTo(want));
+}
+
 // Conv2D + bias, then the hard-swish pattern on its output: the whole chain
 // becomes one _FusedConv2D [BiasAdd, _HardSwish] with the same values.
 TEST(FuseConvActivationTest, ChainsWithFuseHardSwishInOptimizeInferenceGraph) {
