@@ -168,6 +168,56 @@ TEST(DirectConvTest, ResidualIsAddedBeforeTheClampAlsoInPlace) {
   EXPECT_EQ(in_place, out);
 }
 
+// Depthwise rows wide enough for runs of interior 8-pixel tiles (one call
+// per run), with border tiles on both sides, channel tails, the residual
+// and the clamp, for each shape with a fixed kernel (3x3 / 5x5, stride 1 /
+// 2).
+TEST(DirectConvTest, DepthwiseRunsOfInteriorTiles) {
+  std::mt19937 rng(5);
+  for (int k : {3, 5}) {
+    for (int stride : {1, 2}) {
+      for (int channels : {8, 13, 24, 40}) {
+        XnnConvSpec s;
+        s.depthwise = true;
+        s.kh = s.kw = k;
+        s.stride_h = s.stride_w = stride;
+        s.pad_top = s.pad_left = k / 2;
+        s.pad_bottom = s.pad_right = k / 2;
+        s.in_channels = s.out_channels = channels;
+        s.out_min = -0.75f;
+        s.out_max = 2.0f;
+        const int64_t h = 7, w = 75;
+        const int64_t oh = OutSize(h, s.pad_top, s.pad_bottom, k, 1, stride);
+        const int64_t ow = OutSize(w, s.pad_left, s.pad_right, k, 1, stride);
+        SCOPED_TRACE(::testing::Message()
+                     << k << "x" << k << " stride " << stride << " channels "
+                     << channels);
+        auto x = Random(h * w * channels, &rng);
+        auto f = Random(k * k * channels, &rng);
+        auto bias = Random(channels, &rng);
+        auto residual = Random(oh * ow * channels, &rng);
+        XnnConvSpec unclamped = s;
+        unclamped.out_min = -1e30f;
+        unclamped.out_max = 1e30f;
+        std::vector<float> want =
+            Reference(unclamped, x, f, &bias, 1, h, w, oh, ow);
+        for (size_t i = 0; i < want.size(); ++i) {
+          want[i] = std::clamp(want[i] + residual[i], -0.75f, 2.0f);
+        }
+        DirectConv conv;
+        ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
+        std::vector<float> out(want.size() + 1, -7.0f);
+        ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), 1, h, w,
+                             oh, ow, out.data())
+                        .ok());
+        EXPECT_EQ(out.back(), -7.0f);
+        out.pop_back();
+        ExpectNear(out, want);
+      }
+    }
+  }
+}
+
 TEST(DirectConvTest, AdoptDecidesOnceAndTakesTheFilterOnce) {
   XnnConvSpec s;
   s.in_channels = 2;
