@@ -393,10 +393,17 @@ void PrintProfile(const Profiler& profiler, int runs, int top_nodes,
   auto gflops = [](double flops, double seconds) {
     return seconds > 0 && flops > 0 ? flops / seconds / 1e9 : 0.0;
   };
+  // A long node name keeps its tail, the part that tells nodes apart
+  // (converted graphs share long scope prefixes).
+  auto fit = [](absl::string_view name) -> std::string {
+    constexpr size_t kWidth = 40;
+    if (name.size() <= kWidth) return std::string(name);
+    return absl::StrCat("..", name.substr(name.size() - (kWidth - 2)));
+  };
   auto line = [&](absl::string_view name, absl::string_view op, int64_t nodes,
                   int64_t calls, double seconds, double flops) {
     out << absl::StrFormat(
-        "%-40s %-28s %5d %8.2f %9.3f %6.1f%%", name.substr(0, 40),
+        "%-40s %-28s %5d %8.2f %9.3f %6.1f%%", fit(name),
         op.substr(0, 28), nodes, static_cast<double>(calls) / runs,
         seconds * 1e3 / runs, total > 0 ? 100 * seconds / total : 0.0);
     const double g = gflops(flops, seconds);

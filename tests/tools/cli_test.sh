@@ -71,6 +71,15 @@ mk() {  # mk DIR JSON: a model folder with model.json
   mkdir -p "$1"
   printf '%s' "$2" >"$1/model.json"
 }
+
+# --profile's node table keeps the tail of a long node name (converted
+# graphs share long scope prefixes).
+mk "$TMP/longname" '{"modelTopology":{"node":[{"name":"x","op":"Placeholder","attr":{"dtype":{"type":"DT_FLOAT"},"shape":{"shape":{"dim":[{"size":"2"}]}}}},{"name":"w","op":"Const","attr":{"dtype":{"type":"DT_FLOAT"}}},{"name":"StatefulPartitionedCall/functional_1/block_one/the_add_at_the_end","op":"AddV2","input":["x","w"],"attr":{"T":{"type":"DT_FLOAT"}}}]},"weightsManifest":[{"paths":["w.bin"],"weights":[{"name":"w","shape":[2],"dtype":"float32"}]}]}'
+head -c 8 /dev/zero >"$TMP/longname/w.bin"
+expect_ok "bench --profile long names" "$GRAPHRT" bench "$TMP/longname" --iters 1 \
+  --profile --profile-nodes 1
+grep -q '^\.\.ctional_1/block_one/the_add_at_the_end AddV2' "$TMP/err" && pass ||
+  fail "bench --profile: long node name not shown by its tail: $(cat "$TMP/err")"
 TOPO='"modelTopology":{"node":[{"name":"x","op":"Placeholder","attr":{"dtype":{"type":"DT_FLOAT"}}},{"name":"w","op":"Const","attr":{"dtype":{"type":"DT_FLOAT"}}},{"name":"y","op":"AddV2","input":["x","w"],"attr":{"T":{"type":"DT_FLOAT"}}}]}'
 W='"weights":[{"name":"w","shape":[2],"dtype":"float32"}]'
 
