@@ -34,6 +34,10 @@ constexpr SmallLayer kLayers[] = {
     {16, 96, 96, 3, 1, true},    {32, 64, 64, 3, 2, true},
     {14, 128, 256, 1, 1, false}, {28, 64, 128, 1, 1, false},
     {14, 256, 128, 1, 1, false},
+    // MobileNetV2-224 x1.4 (nsfwjs mobilenet_v2_mid) depthwise layers,
+    // larger than the direct kernel's default bound (Prefers).
+    {112, 48, 48, 3, 1, true},   {112, 144, 144, 3, 2, true},
+    {56, 192, 192, 3, 1, true},  {28, 288, 288, 3, 1, true},
 };
 constexpr int kNumLayers = sizeof(kLayers) / sizeof(kLayers[0]);
 
