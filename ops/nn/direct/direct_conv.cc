@@ -238,6 +238,12 @@ void RegularRow(const Geo& g, const float* in_n, const float* wg,
     }
     x += R;
   };
+  if constexpr (NB == 1) {
+    // One block: twice the pixels, for as many independent accumulators.
+    while (x + 2 * kTile <= g.out_w) {
+      tile(std::integral_constant<int, 2 * kTile>());
+    }
+  }
   while (x + kTile <= g.out_w) tile(std::integral_constant<int, kTile>());
   if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
   if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
