@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -70,6 +71,33 @@ inline Vec LoadPartial(const float* p, int lanes) {
 inline void StorePartial(float* p, const Vec& v, int lanes) {
   std::memcpy(p, &v, sizeof(float) * lanes);
 }
+#endif
+
+// A load of `lanes` channels that reads nothing when `valid` is false
+// (zeros then): the depthwise kernel's columns in the padding.
+#if defined(__AVX512F__)
+constexpr bool kHasColumnMask = true;
+typedef __mmask16 ColumnMask;
+inline ColumnMask MakeColumnMask(bool valid, int lanes) {
+  return valid ? LaneMask(lanes) : static_cast<__mmask16>(0);
+}
+inline Vec MaskedLoad(const float* p, ColumnMask m) {
+  return reinterpret_cast<Vec>(_mm512_maskz_loadu_ps(m, p));
+}
+#elif defined(__AVX2__)
+constexpr bool kHasColumnMask = true;
+typedef __m256i ColumnMask;
+inline ColumnMask MakeColumnMask(bool valid, int lanes) {
+  return valid ? LaneMask(lanes) : _mm256_setzero_si256();
+}
+inline Vec MaskedLoad(const float* p, ColumnMask m) {
+  return reinterpret_cast<Vec>(_mm256_maskload_ps(p, m));
+}
+#else
+constexpr bool kHasColumnMask = false;
+typedef int ColumnMask;
+inline ColumnMask MakeColumnMask(bool, int) { return 0; }
+inline Vec MaskedLoad(const float*, ColumnMask) { return Vec{}; }
 #endif
 
 enum class Mode { kAuto, kOff, kAll };
@@ -283,25 +311,50 @@ __attribute__((noinline)) void DepthwiseTile(const Geo& g, const float* in_n,
   }
 }
 
-// DepthwiseTile for the common undilated shapes (KW = 3 or 5, stride S =
-// 1 or 2): each input column of a window row is loaded once and used by
-// every pixel whose window covers it ((R - 1) * S + KW loads for R * KW
-// FMAs, instead of one load per FMA). kPadded: the tile reaches into the
-// left or right padding; each window row is first copied to a small
-// buffer with zeros for the padding columns.
+// Depthwise tiles of the common undilated shapes (KW = 3 or 5, stride S =
+// 1 or 2), the tile body: R output pixels of row y, one block of kLanes
+// channels at c0 (`lanes` real). Each input column of a window row is loaded
+// once and used by every pixel whose window covers it ((R - 1) * S + KW
+// loads for R * KW FMAs, instead of one load per FMA). kPadded: the tile
+// reaches into the left or right padding; `cols` (below) says which of its
+// columns are inside the input.
 //
 // Inlined into its callers, with the epilogue's bias and clamp vectors
 // loaded once per tile: as a noinline function of its own GCC zeroed the
 // accumulators with a memset call and stored them to the stack for Finish,
 // and Finish's per-pixel branches and broadcasts cost as much as a third of
-// the FMAs (direct_conv_bench, 64x64x24 3x3: 70 -> 46 us with
-// DepthwiseSpanFixed).
+// the FMAs (direct_conv_bench, 64x64x24 3x3: 70 -> 46 us).
+template <int R, int KW, int S>
+struct PaddedColumns {
+  static constexpr int kCols = (R - 1) * S + KW;
+  // Masked loads (AVX2, AVX-512): per column, its offset in a row (clamped
+  // into the row, so the address stays inside the input) and a mask that is
+  // empty outside the input, for full blocks and for the channel tail.
+  ColumnMask full[kHasColumnMask ? kCols : 1];
+  ColumnMask tail[kHasColumnMask ? kCols : 1];
+  int64_t offset[kCols];
+  bool inside[kCols];
+
+  PaddedColumns(const Geo& g, int64_t ix0, int tail_lanes) {
+    for (int t = 0; t < kCols; ++t) {
+      const int64_t ix = ix0 + t;
+      inside[t] = ix >= 0 && ix < g.w;
+      offset[t] = std::clamp<int64_t>(ix, 0, g.w - 1) * g.c_in;
+      if constexpr (kHasColumnMask) {
+        full[t] = MakeColumnMask(inside[t], kLanes);
+        tail[t] = MakeColumnMask(inside[t], tail_lanes);
+      }
+    }
+  }
+};
+
 template <int R, int KW, int S, bool kFull, bool kPadded>
 inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
     const Geo& g, const float* in_n, const float* wp, const float* bias,
     int64_t y, int64_t x0, const float* res_n, float* out_n, int64_t c0,
-    int lanes) {
+    int lanes, const PaddedColumns<R, KW, S>* cols) {
   constexpr int kCols = (R - 1) * S + KW;
+  constexpr bool kMasked = kPadded && kHasColumnMask;
   Vec acc[R];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) acc[r] = Vec{};
@@ -313,13 +366,14 @@ inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
     const float* row = in_n + iy * g.w * g.c_in + c0;
     const float* p = row + ix0 * g.c_in;
     int64_t step = g.c_in;
-    Vec buf[kPadded ? kCols : 1];
-    if constexpr (kPadded) {
+    // Without masked loads a padded window row is first copied to a small
+    // buffer with zeros for the padding columns.
+    Vec buf[kPadded && !kMasked ? kCols : 1];
+    if constexpr (kPadded && !kMasked) {
       for (int t = 0; t < kCols; ++t) {
-        const int64_t ix = ix0 + t;
-        buf[t] = ix < 0 || ix >= g.w ? Vec{}
-                 : kFull             ? Load(row + ix * g.c_in)
-                                     : LoadPartial(row + ix * g.c_in, lanes);
+        buf[t] = !cols->inside[t] ? Vec{}
+                 : kFull          ? Load(row + cols->offset[t])
+                                  : LoadPartial(row + cols->offset[t], lanes);
       }
       p = reinterpret_cast<const float*>(buf);
       step = kLanes;
@@ -329,8 +383,14 @@ inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
     for (int j = 0; j < KW; ++j) w[j] = Load(wp + (i * KW + j) * cpad + c0);
 #pragma GCC unroll 32
     for (int t = 0; t < kCols; ++t) {
-      const Vec v = kFull || kPadded ? Load(p) : LoadPartial(p, lanes);
-      p += step;
+      Vec v;
+      if constexpr (kMasked) {
+        v = MaskedLoad(row + cols->offset[t],
+                       kFull ? cols->full[t] : cols->tail[t]);
+      } else {
+        v = kFull || kPadded ? Load(p) : LoadPartial(p, lanes);
+        p += step;
+      }
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
         const int j = t - r * S;
@@ -362,125 +422,75 @@ inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
   }
 }
 
-template <int R, int KW, int S, bool kFull, bool kPadded>
+// One tile position, every channel block: the per-tile work (the call,
+// the padded columns' masks) is shared by all blocks, and a tile reads
+// `kCols` whole pixels of each window row (contiguous channels) rather than
+// one block's slice of them per pass.
+template <int R, int KW, int S, bool kPadded>
 __attribute__((noinline)) void DepthwiseTileFixed(
     const Geo& g, const float* in_n, const float* wp, const float* bias,
-    int64_t y, int64_t x0, const float* res_n, float* out_n, int64_t c0,
-    int lanes) {
-  DepthwiseTileFixedBody<R, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x0,
-                                                   res_n, out_n, c0, lanes);
+    int64_t y, int64_t x0, const float* res_n, float* out_n) {
+  const int64_t full_end = g.c_in / kLanes * kLanes;
+  const int tail = static_cast<int>(g.c_in - full_end);
+  std::optional<PaddedColumns<R, KW, S>> cols;
+  if constexpr (kPadded) cols.emplace(g, x0 * S - g.pl, tail);
+  const PaddedColumns<R, KW, S>* c = kPadded ? &*cols : nullptr;
+  for (int64_t c0 = 0; c0 < full_end; c0 += kLanes) {
+    DepthwiseTileFixedBody<R, KW, S, true, kPadded>(
+        g, in_n, wp, bias, y, x0, res_n, out_n, c0, kLanes, c);
+  }
+  if (tail > 0) {
+    DepthwiseTileFixedBody<R, KW, S, false, kPadded>(
+        g, in_n, wp, bias, y, x0, res_n, out_n, full_end, tail, c);
+  }
 }
 
-// The interior tiles [x0, x1) of a row (x1 - x0 a multiple of R), one call.
-template <int R, int KW, int S, bool kFull>
+// The interior tiles [x0, x1) of a row (x1 - x0 a multiple of R), every
+// channel block, one call.
+template <int R, int KW, int S>
 __attribute__((noinline)) void DepthwiseSpanFixed(
     const Geo& g, const float* in_n, const float* wp, const float* bias,
-    int64_t y, int64_t x0, int64_t x1, const float* res_n, float* out_n,
-    int64_t c0, int lanes) {
+    int64_t y, int64_t x0, int64_t x1, const float* res_n, float* out_n) {
+  const int64_t full_end = g.c_in / kLanes * kLanes;
+  const int tail = static_cast<int>(g.c_in - full_end);
   for (int64_t x = x0; x < x1; x += R) {
-    DepthwiseTileFixedBody<R, KW, S, kFull, false>(g, in_n, wp, bias, y, x,
-                                                   res_n, out_n, c0, lanes);
+    for (int64_t c0 = 0; c0 < full_end; c0 += kLanes) {
+      DepthwiseTileFixedBody<R, KW, S, true, false>(
+          g, in_n, wp, bias, y, x, res_n, out_n, c0, kLanes, nullptr);
+    }
+    if (tail > 0) {
+      DepthwiseTileFixedBody<R, KW, S, false, false>(
+          g, in_n, wp, bias, y, x, res_n, out_n, full_end, tail, nullptr);
+    }
   }
 }
 
-template <int KW, int S, bool kFull, bool kPadded>
-bool DepthwiseFixed(const Geo& g, const float* in_n, const float* wp,
-                    const float* bias, int64_t y, int64_t x, const float* res_n,
-                    float* out_n, int64_t c0, int lanes, int r) {
-  if (g.kw != KW || g.sw != S) return false;
-  switch (r) {
-    case 8:
-      DepthwiseTileFixed<8, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x,
-                                                   res_n, out_n, c0, lanes);
-      break;
-    case 4:
-      DepthwiseTileFixed<4, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x,
-                                                   res_n, out_n, c0, lanes);
-      break;
-    case 2:
-      DepthwiseTileFixed<2, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x,
-                                                   res_n, out_n, c0, lanes);
-      break;
-    default:
-      DepthwiseTileFixed<1, KW, S, kFull, kPadded>(g, in_n, wp, bias, y, x,
-                                                   res_n, out_n, c0, lanes);
-  }
-  return true;
-}
-
-template <bool kFull, bool kPadded>
-bool AnyDepthwiseFixed(const Geo& g, const float* in_n, const float* wp,
-                       const float* bias, int64_t y, int64_t x,
-                       const float* res_n, float* out_n, int64_t c0, int lanes,
-                       int r) {
-  if (g.dw != 1) return false;
-  return DepthwiseFixed<3, 1, kFull, kPadded>(g, in_n, wp, bias, y, x, res_n,
-                                              out_n, c0, lanes, r) ||
-         DepthwiseFixed<3, 2, kFull, kPadded>(g, in_n, wp, bias, y, x, res_n,
-                                              out_n, c0, lanes, r) ||
-         DepthwiseFixed<5, 1, kFull, kPadded>(g, in_n, wp, bias, y, x, res_n,
-                                              out_n, c0, lanes, r) ||
-         DepthwiseFixed<5, 2, kFull, kPadded>(g, in_n, wp, bias, y, x, res_n,
-                                              out_n, c0, lanes, r);
-}
-
-// Runs interior tiles of R pixels over [x0, x1) in one call when the shape
-// has a fixed kernel; false otherwise.
-template <int R, bool kFull>
-bool AnyDepthwiseSpan(const Geo& g, const float* in_n, const float* wp,
-                      const float* bias, int64_t y, int64_t x0, int64_t x1,
-                      const float* res_n, float* out_n, int64_t c0, int lanes) {
-  if (g.dw != 1) return false;
-  if (g.kw == 3 && g.sw == 1) {
-    DepthwiseSpanFixed<R, 3, 1, kFull>(g, in_n, wp, bias, y, x0, x1, res_n,
-                                       out_n, c0, lanes);
-  } else if (g.kw == 3 && g.sw == 2) {
-    DepthwiseSpanFixed<R, 3, 2, kFull>(g, in_n, wp, bias, y, x0, x1, res_n,
-                                       out_n, c0, lanes);
-  } else if (g.kw == 5 && g.sw == 1) {
-    DepthwiseSpanFixed<R, 5, 1, kFull>(g, in_n, wp, bias, y, x0, x1, res_n,
-                                       out_n, c0, lanes);
-  } else if (g.kw == 5 && g.sw == 2) {
-    DepthwiseSpanFixed<R, 5, 2, kFull>(g, in_n, wp, bias, y, x0, x1, res_n,
-                                       out_n, c0, lanes);
-  } else {
-    return false;
-  }
-  return true;
-}
-
-template <bool kFull>
-void DepthwiseBlock(const Geo& g, const float* in_n, const float* wp,
-                    const float* bias, int64_t y, const float* res_n,
-                    float* out_n, int64_t c0, int lanes) {
+// Output row y of a fixed-shape layer: tiles of 8 pixels from the left (one
+// that reaches into the padding takes the padded path), runs of interior
+// ones in one call, then 4, 2, 1.
+template <int KW, int S>
+void DepthwiseRowFixed(const Geo& g, const float* in_n, const float* wp,
+                       const float* bias, int64_t y, const float* res_n,
+                       float* out_n) {
   constexpr int kDwTile = 8;
   int64_t begin, end;
   InteriorColumns(g, &begin, &end);
   int64_t x = 0;
   auto tile = [&](auto r_tag) {
     constexpr int R = decltype(r_tag)::value;
-    const bool inside = x >= begin && x + R <= end;
-    const bool fixed =
-        inside ? AnyDepthwiseFixed<kFull, false>(g, in_n, wp, bias, y, x, res_n,
-                                                 out_n, c0, lanes, R)
-               : AnyDepthwiseFixed<kFull, true>(g, in_n, wp, bias, y, x, res_n,
-                                                out_n, c0, lanes, R);
-    if (!fixed && inside) {
-      DepthwiseTile<R, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
-                                     lanes);
-    } else if (!fixed) {
-      DepthwiseTile<R, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
-                                    lanes);
+    if (x >= begin && x + R <= end) {
+      DepthwiseTileFixed<R, KW, S, false>(g, in_n, wp, bias, y, x, res_n,
+                                          out_n);
+    } else {
+      DepthwiseTileFixed<R, KW, S, true>(g, in_n, wp, bias, y, x, res_n, out_n);
     }
     x += R;
   };
-  // Tiles of 8 pixels from the left (one that reaches into the padding
-  // copies its window rows first), runs of interior ones in one call.
   while (x + kDwTile <= g.out_w) {
     const int64_t run = x >= begin ? (end - x) / kDwTile * kDwTile : 0;
-    if (run > 0 &&
-        AnyDepthwiseSpan<kDwTile, kFull>(g, in_n, wp, bias, y, x, x + run,
-                                         res_n, out_n, c0, lanes)) {
+    if (run > 0) {
+      DepthwiseSpanFixed<kDwTile, KW, S>(g, in_n, wp, bias, y, x, x + run,
+                                         res_n, out_n);
       x += run;
       continue;
     }
@@ -491,9 +501,50 @@ void DepthwiseBlock(const Geo& g, const float* in_n, const float* wp,
   if (x < g.out_w) tile(std::integral_constant<int, 1>());
 }
 
+// Any other depthwise shape (dilated columns, other kernel widths or
+// strides): DepthwiseTile per block of channels.
+template <bool kFull>
+void DepthwiseBlock(const Geo& g, const float* in_n, const float* wp,
+                    const float* bias, int64_t y, const float* res_n,
+                    float* out_n, int64_t c0, int lanes) {
+  constexpr int kDwTile = 8;
+  int64_t begin, end;
+  InteriorColumns(g, &begin, &end);
+  int64_t x = 0;
+  auto tile = [&](auto r_tag) {
+    constexpr int R = decltype(r_tag)::value;
+    if (x >= begin && x + R <= end) {
+      DepthwiseTile<R, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
+                                     lanes);
+    } else {
+      DepthwiseTile<R, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
+                                    lanes);
+    }
+    x += R;
+  };
+  while (x + kDwTile <= g.out_w) tile(std::integral_constant<int, kDwTile>());
+  if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
+  if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
+  if (x < g.out_w) tile(std::integral_constant<int, 1>());
+}
+
 void DepthwiseRow(const Geo& g, const float* in_n, const float* wp,
                   const float* bias, int64_t y, const float* res_n,
                   float* out_n) {
+  if (g.dw == 1) {
+    if (g.kw == 3 && g.sw == 1) {
+      return DepthwiseRowFixed<3, 1>(g, in_n, wp, bias, y, res_n, out_n);
+    }
+    if (g.kw == 3 && g.sw == 2) {
+      return DepthwiseRowFixed<3, 2>(g, in_n, wp, bias, y, res_n, out_n);
+    }
+    if (g.kw == 5 && g.sw == 1) {
+      return DepthwiseRowFixed<5, 1>(g, in_n, wp, bias, y, res_n, out_n);
+    }
+    if (g.kw == 5 && g.sw == 2) {
+      return DepthwiseRowFixed<5, 2>(g, in_n, wp, bias, y, res_n, out_n);
+    }
+  }
   for (int64_t c0 = 0; c0 < g.c_in; c0 += kLanes) {
     const int lanes = static_cast<int>(std::min<int64_t>(kLanes, g.c_in - c0));
     if (lanes == kLanes) {
