@@ -25,14 +25,15 @@
 // [group][kh][kw][in][kBlockLanes * blocks] with up to 2 blocks per group,
 // depthwise ones as [kh][kw][c rounded up to kBlockLanes]. Regular
 // convolutions keep a tile of output pixels (8 on AVX-512, 6 with 16
-// vector registers) x 2 blocks of accumulators in registers and walk the
-// input directly (a window row
+// vector registers) x 2 blocks of accumulators in registers (a group of
+// one block: twice the pixels) and walk the input directly (a window row
 // of an undilated convolution is one contiguous run of kw * in values);
-// taps in the padding read a row of zeros, so border pixels also go a tile at a
-// time. Depthwise 3x3 / 5x5 (stride 1 or 2) load each input column of a
-// window row once for all the pixels that use it, copying border windows
-// to a zero-padded buffer first. Results do not depend on the thread count
-// (one call, one thread).
+// taps in the padding read a row of zeros, so border pixels also go a tile
+// at a time. Depthwise 3x3 / 5x5 (stride 1 or 2) load each input column of
+// a window row once for all the pixels that use it, run every channel
+// block of a tile in one call, and read border windows through masked
+// loads (AVX2 / AVX-512; without them, from a zero-padded copy). Results
+// do not depend on the thread count (one call, one thread).
 //
 // When (Prefers): a layer of at most kMaxOutputPixels output pixels
 // whose filter has at most kMaxFilterFloats values (a depthwise layer with
