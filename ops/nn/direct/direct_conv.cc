@@ -151,6 +151,26 @@ inline void Finish(const Geo& g, Vec v, const float* bias, const float* res,
   }
 }
 
+// Finish with its constants hoisted by the caller, once per tile: `bv` the
+// block's bias (zeros without one: a sum that started at +0 is never -0,
+// so adding +0 changes nothing), `lo` / `hi` the clamp broadcast. Per
+// element those loads and branches were a third of a 1x1 tile's
+// instructions. kFull: all kLanes channels, else the first `lanes`.
+template <bool kFull>
+inline __attribute__((always_inline)) void FinishHoisted(
+    Vec v, const Vec& bv, const Vec& lo, const Vec& hi, const float* res,
+    float* out, int lanes) {
+  v += bv;
+  if (res != nullptr) v += kFull ? Load(res) : LoadPartial(res, lanes);
+  v = v < lo ? lo : v;
+  v = v > hi ? hi : v;
+  if constexpr (kFull) {
+    *reinterpret_cast<VecU*>(out) = v;
+  } else {
+    StorePartial(out, v, lanes);
+  }
+}
+
 // R output pixels (x0 .. x0+R-1 of row y) x NB blocks of one channel group.
 // kChecked: some of the pixels' taps fall left or right of the input; they
 // read g.zeros instead (so border pixels still go 8 at a time).
@@ -221,10 +241,7 @@ __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
     }
     return;
   }
-  // Every block full (the common case): Finish with its bias and clamp
-  // vectors loaded once per tile (per element they were a third of a 1x1
-  // tile's instructions). No bias adds +0: a sum that started at +0 is
-  // never -0, so that changes nothing.
+  // Every block full (the common case).
   Vec bv[NB];
   for (int b = 0; b < NB; ++b) {
     bv[b] = bias == nullptr ? Vec{} : Load(bias + b * kLanes);
@@ -236,11 +253,9 @@ __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
     const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + co0;
 #pragma GCC unroll 4
     for (int b = 0; b < NB; ++b) {
-      Vec v = acc[r][b] + bv[b];
-      if (res_n != nullptr) v += Load(res_n + off + b * kLanes);
-      v = v < lo ? lo : v;
-      v = v > hi ? hi : v;
-      *reinterpret_cast<VecU*>(out_n + off + b * kLanes) = v;
+      FinishHoisted<true>(acc[r][b], bv[b], lo, hi,
+                          res_n == nullptr ? nullptr : res_n + off + b * kLanes,
+                          out_n + off + b * kLanes, kLanes);
     }
   }
 }
@@ -398,8 +413,6 @@ inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
       }
     }
   }
-  // Finish's work with its constants hoisted. No bias adds +0: a sum that
-  // started at +0 is never -0, so that changes nothing.
   const Vec bv = bias == nullptr ? Vec{}
                  : kFull         ? Load(bias + c0)
                                  : LoadPartial(bias + c0, lanes);
@@ -408,17 +421,27 @@ inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + c0;
-    Vec v = acc[r] + bv;
-    if (res_n != nullptr) {
-      v += kFull ? Load(res_n + off) : LoadPartial(res_n + off, lanes);
-    }
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
-    if constexpr (kFull) {
-      *reinterpret_cast<VecU*>(out_n + off) = v;
-    } else {
-      StorePartial(out_n + off, v, lanes);
-    }
+    FinishHoisted<kFull>(acc[r], bv, lo, hi,
+                         res_n == nullptr ? nullptr : res_n + off, out_n + off,
+                         lanes);
+  }
+}
+
+// Every channel block of the tile at x0 (full blocks, then the tail).
+template <int R, int KW, int S, bool kPadded>
+inline __attribute__((always_inline)) void DepthwiseAllBlocks(
+    const Geo& g, const float* in_n, const float* wp, const float* bias,
+    int64_t y, int64_t x0, const float* res_n, float* out_n,
+    const PaddedColumns<R, KW, S>* cols) {
+  const int64_t full_end = g.c_in / kLanes * kLanes;
+  for (int64_t c0 = 0; c0 < full_end; c0 += kLanes) {
+    DepthwiseTileFixedBody<R, KW, S, true, kPadded>(
+        g, in_n, wp, bias, y, x0, res_n, out_n, c0, kLanes, cols);
+  }
+  if (full_end < g.c_in) {
+    DepthwiseTileFixedBody<R, KW, S, false, kPadded>(
+        g, in_n, wp, bias, y, x0, res_n, out_n, full_end,
+        static_cast<int>(g.c_in - full_end), cols);
   }
 }
 
@@ -430,19 +453,13 @@ template <int R, int KW, int S, bool kPadded>
 __attribute__((noinline)) void DepthwiseTileFixed(
     const Geo& g, const float* in_n, const float* wp, const float* bias,
     int64_t y, int64_t x0, const float* res_n, float* out_n) {
-  const int64_t full_end = g.c_in / kLanes * kLanes;
-  const int tail = static_cast<int>(g.c_in - full_end);
   std::optional<PaddedColumns<R, KW, S>> cols;
-  if constexpr (kPadded) cols.emplace(g, x0 * S - g.pl, tail);
-  const PaddedColumns<R, KW, S>* c = kPadded ? &*cols : nullptr;
-  for (int64_t c0 = 0; c0 < full_end; c0 += kLanes) {
-    DepthwiseTileFixedBody<R, KW, S, true, kPadded>(
-        g, in_n, wp, bias, y, x0, res_n, out_n, c0, kLanes, c);
+  if constexpr (kPadded) {
+    cols.emplace(g, x0 * S - g.pl,
+                 static_cast<int>(g.c_in - g.c_in / kLanes * kLanes));
   }
-  if (tail > 0) {
-    DepthwiseTileFixedBody<R, KW, S, false, kPadded>(
-        g, in_n, wp, bias, y, x0, res_n, out_n, full_end, tail, c);
-  }
+  DepthwiseAllBlocks<R, KW, S, kPadded>(g, in_n, wp, bias, y, x0, res_n, out_n,
+                                        kPadded ? &*cols : nullptr);
 }
 
 // The interior tiles [x0, x1) of a row (x1 - x0 a multiple of R), every
@@ -451,17 +468,9 @@ template <int R, int KW, int S>
 __attribute__((noinline)) void DepthwiseSpanFixed(
     const Geo& g, const float* in_n, const float* wp, const float* bias,
     int64_t y, int64_t x0, int64_t x1, const float* res_n, float* out_n) {
-  const int64_t full_end = g.c_in / kLanes * kLanes;
-  const int tail = static_cast<int>(g.c_in - full_end);
   for (int64_t x = x0; x < x1; x += R) {
-    for (int64_t c0 = 0; c0 < full_end; c0 += kLanes) {
-      DepthwiseTileFixedBody<R, KW, S, true, false>(
-          g, in_n, wp, bias, y, x, res_n, out_n, c0, kLanes, nullptr);
-    }
-    if (tail > 0) {
-      DepthwiseTileFixedBody<R, KW, S, false, false>(
-          g, in_n, wp, bias, y, x, res_n, out_n, full_end, tail, nullptr);
-    }
+    DepthwiseAllBlocks<R, KW, S, false>(g, in_n, wp, bias, y, x, res_n, out_n,
+                                        nullptr);
   }
 }
 
