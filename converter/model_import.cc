@@ -70,7 +70,7 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
         }
       }
     }
-    passes::OptimizeInferenceGraph(&model.topology, model.weights, keep);
+    passes::OptimizeInferenceGraph(&model.topology, &model.weights, keep);
     // A Const the signature names keeps its value (fetchable): Graph::Build
     // does not let its consumers adopt it (graph.cc, kKeepValueAttr).
     for (tensorflow::NodeDef& node : *model.topology.mutable_node()) {

@@ -441,8 +441,9 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
   return fused;
 }
 
-PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
+PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
                                  const KeepSet& keep) {
+  const WeightMap& weights = *weights_in;
   PassStats stats;
   const char* off = std::getenv("GRAPHRT_DISABLE_GRAPH_PASSES");
   if (off != nullptr && off[0] != '\0' && !(off[0] == '0' && off[1] == '\0')) {
@@ -467,6 +468,9 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   if (stats.transposes_sunk > 0 ||
       has({"Identity", "StopGradient", "Snapshot"})) {
     stats.identities_removed = RemoveIdentities(graph, keep);
+  }
+  if (has({"Conv2D", "DepthwiseConv2dNative"}) && has({"Mul"})) {
+    stats.conv_scales_folded = FoldConvScale(graph, weights_in, keep);
   }
   if (has({"Conv2D", "DepthwiseConv2dNative"}) &&
       has({"BiasAdd", "Add", "AddV2"})) {
@@ -495,6 +499,13 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, const WeightMap& weights,
   if (has({"_FusedConv2D", "FusedDepthwiseConv2dNative"}) ||
       stats.convs_fused > 0) {
     stats.conv_activations_fused = FuseConvActivation(graph, keep);
+  }
+  if (has({"Prelu", "_AbsPrelu"}) || stats.abs_prelus_fused > 0) {
+    stats.conv_prelus_fused = FuseConvPrelu(graph, weights_in, keep);
+  }
+  // Last: its Relus are fused into convolutions and Adds by now.
+  if (has({"Minimum"})) {
+    stats.relu_clips_fused = FuseReluClip(graph, weights, keep);
   }
   return stats;
 }

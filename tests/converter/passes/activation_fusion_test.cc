@@ -209,7 +209,7 @@ TEST(FuseConvActivationTest, ChainsWithFuseHardSwishInOptimizeInferenceGraph) {
   Add(&g, "hswish", "Mul", {"scaled", "clamped"});
   Add(&g, "out", "Neg", {"hswish"});
   const Tensor want = RunOnX(g, w, "out");
-  const PassStats stats = OptimizeInferenceGraph(&g, w, {});
+  const PassStats stats = OptimizeInferenceGraph(&g, &w, {});
   EXPECT_EQ(stats.convs_fused, 1);
   EXPECT_EQ(stats.hard_swishes_fused, 1);
   EXPECT_EQ(stats.adds_fused, 0);

@@ -425,7 +425,7 @@ TEST(OptimizeInferenceGraphTest, ChainsPassesAndSkipsUnmatchable) {
   Add(&g, "add", "AddV2", {"biased", "r"});
   Add(&g, "relu", "Relu", {"add"});
   Add(&g, "out", "Neg", {"relu"});
-  PassStats stats = OptimizeInferenceGraph(&g, w, {"x", "out"});
+  PassStats stats = OptimizeInferenceGraph(&g, &w, {"x", "out"});
   EXPECT_EQ(stats.convs_fused, 1);
   EXPECT_EQ(stats.adds_fused, 1);
   EXPECT_EQ(stats.conv_adds_fused, 1);
@@ -439,7 +439,8 @@ TEST(OptimizeInferenceGraphTest, ChainsPassesAndSkipsUnmatchable) {
   Add(&plain, "x", "Placeholder", {});
   Add(&plain, "y", "Neg", {"x"});
   const std::string before = plain.SerializeAsString();
-  stats = OptimizeInferenceGraph(&plain, {}, {"x", "y"});
+  WeightMap no_weights;
+  stats = OptimizeInferenceGraph(&plain, &no_weights, {"x", "y"});
   EXPECT_EQ(plain.SerializeAsString(), before);
   EXPECT_EQ(stats.identities_removed + stats.convs_fused + stats.adds_fused +
                 stats.conv_adds_fused + stats.pads_folded +
@@ -499,7 +500,7 @@ TEST(SinkTransposesTest, ThenThePadFoldsIntoTheConvolution) {
   }
   ConstWeight(&m.g, &m.w, "filter", Shape({1, 1, 3, 2}));
   const Tensor want = RunOnX(m.g, m.w, "out");
-  const PassStats stats = OptimizeInferenceGraph(&m.g, m.w, {});
+  const PassStats stats = OptimizeInferenceGraph(&m.g, &m.w, {});
   EXPECT_EQ(stats.transposes_sunk, 3);
   EXPECT_EQ(stats.pads_folded, 1);
   EXPECT_EQ(CountOp(m.g, "Transpose"), 0);

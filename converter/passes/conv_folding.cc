@@ -1,0 +1,399 @@
+// FoldConvScale, FuseConvPrelu and FuseReluClip (passes.h).
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "converter/passes/pass_util.h"
+#include "converter/passes/passes.h"
+
+namespace graphrt {
+namespace passes {
+
+using tensorflow::GraphDef;
+using tensorflow::NodeDef;
+
+namespace {
+
+// Owned strings: the passes replace NodeDefs while they look names up.
+absl::flat_hash_map<std::string, int> NodeIndex(const GraphDef& g) {
+  absl::flat_hash_map<std::string, int> index;
+  index.reserve(g.node_size());
+  for (int i = 0; i < g.node_size(); ++i) index[g.node(i).name()] = i;
+  return index;
+}
+
+// The float32 weight of Const node `n` (weights only: filters always are).
+const Tensor* FloatWeight(const NodeDef& n, const WeightMap& weights) {
+  if (n.op() != "Const" || !TypeIsOrAbsent(n, "dtype", tensorflow::DT_FLOAT)) {
+    return nullptr;
+  }
+  auto w = weights.find(n.name());
+  if (w == weights.end() || w->second.dtype() != DType::kFloat32) {
+    return nullptr;
+  }
+  return &w->second;
+}
+
+// A float32 Const of one value (rank 0, or rank 1 of one element).
+std::optional<float> OneFloat(const NodeDef& n, const WeightMap& weights) {
+  if (std::optional<float> v = FloatScalarConstValue(n, weights)) return v;
+  const Tensor* w = FloatWeight(n, weights);
+  if (w != nullptr && w->rank() == 1 && w->dim(0) == 1) {
+    return w->data<float>()[0];
+  }
+  return std::nullopt;
+}
+
+// A convolution whose last fused op is Relu or Relu6 (its output is >= 0
+// or NaN).
+bool ClampsAtZero(const NodeDef& conv) {
+  if (conv.op() != "_FusedConv2D" &&
+      conv.op() != "FusedDepthwiseConv2dNative") {
+    return false;
+  }
+  auto ops = conv.attr().find("fused_ops");
+  if (ops == conv.attr().end() || ops->second.list().s_size() < 2) {
+    return false;
+  }
+  const std::string& last =
+      ops->second.list().s(ops->second.list().s_size() - 1);
+  return last == "Relu" || last == "Relu6";
+}
+
+bool AllFinite(const Tensor& t) {
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    if (!std::isfinite(t.data<float>()[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  auto index = NodeIndex(*graph);
+  std::vector<bool> dead(graph->node_size(), false);
+  std::vector<NodeDef> added;
+  int folded = 0;
+  for (int ci = 0; ci < graph->node_size(); ++ci) {
+    const NodeDef& conv = graph->node(ci);
+    const bool depthwise = conv.op() == "DepthwiseConv2dNative";
+    if ((conv.op() != "Conv2D" && !depthwise) || dead[ci] ||
+        NumDataInputs(conv) != 2 || IsControl(conv.input(1)) ||
+        OutputIndexOf(conv.input(1)) != 0 || !IsNhwc(conv) ||
+        !TypeIsOrAbsent(conv, "T", tensorflow::DT_FLOAT) ||
+        keep.contains(conv.name())) {
+      continue;
+    }
+    auto u = uses.find(conv.name());
+    if (u == uses.end() || u->second.data != 1 || u->second.control != 0) {
+      continue;
+    }
+    auto fi = index.find(NameView(conv.input(1)));
+    // -1: a filter folded above (its Const is appended at the end).
+    if (fi == index.end() || fi->second < 0) continue;
+    const Tensor* filter = FloatWeight(graph->node(fi->second), *weights);
+    if (filter == nullptr || filter->rank() != 4) continue;
+    const int64_t out_channels =
+        depthwise ? filter->dim(2) * filter->dim(3) : filter->dim(3);
+    const int mi = u->second.consumers[0];
+    const NodeDef& mul = graph->node(mi);
+    if (dead[mi] || mul.op() != "Mul" || NumDataInputs(mul) != 2 ||
+        IsControl(mul.input(1)) ||
+        !TypeIsOrAbsent(mul, "T", tensorflow::DT_FLOAT)) {
+      continue;
+    }
+    const int conv_pos = NameView(mul.input(0)) == conv.name() ? 0 : 1;
+    if (NameView(mul.input(conv_pos)) != conv.name() ||
+        OutputIndexOf(mul.input(conv_pos)) != 0) {
+      continue;
+    }
+    const std::string& scale_input = mul.input(1 - conv_pos);
+    auto si = index.find(NameView(scale_input));
+    if (si == index.end() || si->second < 0 ||
+        OutputIndexOf(scale_input) != 0) {
+      continue;
+    }
+    // One value, or one per output channel along the last axis of a rank
+    // <= 4 operand: the product keeps the convolution's shape.
+    std::vector<float> scale;
+    if (std::optional<float> one =
+            OneFloat(graph->node(si->second), *weights)) {
+      scale.assign(out_channels, *one);
+    } else if (const Tensor* s =
+                   FloatWeight(graph->node(si->second), *weights)) {
+      bool per_channel = s->rank() >= 1 && s->rank() <= 4 &&
+                         s->dim(s->rank() - 1) == out_channels;
+      for (int d = 0; per_channel && d + 1 < s->rank(); ++d) {
+        per_channel = s->dim(d) == 1;
+      }
+      if (!per_channel) continue;
+      scale.assign(s->data<float>(), s->data<float>() + out_channels);
+    } else {
+      continue;
+    }
+    absl::StatusOr<Tensor> scaled =
+        Tensor::AllocateUninitialized(DType::kFloat32, filter->shape());
+    if (!scaled.ok()) continue;
+    // HWIO and HWCM filters both end in the output channel (c * M + m).
+    const float* w = filter->data<float>();
+    float* out = scaled->mutable_data<float>();
+    const int64_t n = filter->num_elements();
+    for (int64_t i = 0; i < n; ++i) out[i] = w[i] * scale[i % out_channels];
+    std::string filter_name = absl::StrCat(mul.name(), "/_scaled_filter");
+    while (index.contains(filter_name)) filter_name += "_";
+    NodeDef& c = added.emplace_back();
+    c.set_name(filter_name);
+    c.set_op("Const");
+    c.set_device(graph->node(fi->second).device());
+    (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+    (*weights)[filter_name] = *std::move(scaled);
+    index[filter_name] = -1;
+
+    NodeDef node = conv;
+    node.set_name(mul.name());
+    node.set_input(1, filter_name);
+    for (const std::string& in : mul.input()) {
+      if (IsControl(in)) node.add_input(in);
+    }
+    dead[ci] = true;
+    *graph->mutable_node(mi) = std::move(node);
+    ++folded;
+  }
+  if (folded == 0) return 0;
+  // Filters no node reads any more go (their weights stay in the map, which
+  // the import frees after building the Graph).
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const NodeDef& n = graph->node(i);
+    if (dead[i] || n.op() != "Const" || keep.contains(n.name())) continue;
+    auto u = uses.find(n.name());
+    if (u == uses.end() || u->second.control != 0) continue;
+    bool all_dead = true;
+    for (int consumer : u->second.consumers) {
+      if (!dead[consumer]) all_dead = false;
+    }
+    // The rewritten Mul nodes read the new filter, so a filter read only by
+    // folded convolutions has only dead consumers.
+    if (all_dead && !u->second.consumers.empty()) dead[i] = true;
+  }
+  DropDead(graph, dead);
+  for (NodeDef& c : added) *graph->add_node() = std::move(c);
+  return folded;
+}
+
+int FuseReluClip(GraphDef* graph, const WeightMap& weights,
+                 const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  const auto index = NodeIndex(*graph);
+  std::vector<bool> dead(graph->node_size(), false);
+  // The single data consumer of node `i` (output 0), or -1.
+  auto only_consumer = [&](int i) {
+    const std::string& name = graph->node(i).name();
+    auto u = uses.find(name);
+    if (u == uses.end() || u->second.data != 1 || u->second.control != 0 ||
+        keep.contains(name)) {
+      return -1;
+    }
+    return u->second.consumers[0];
+  };
+  // Node `ci` is a float32 `op` of `producer`'s output 0 and a constant
+  // `value`.
+  auto clips = [&](int ci, const char* op, int producer, float value) {
+    if (ci < 0 || dead[ci]) return false;
+    const NodeDef& c = graph->node(ci);
+    if (c.op() != op || NumDataInputs(c) != 2 || IsControl(c.input(1)) ||
+        !TypeIsOrAbsent(c, "T", tensorflow::DT_FLOAT)) {
+      return false;
+    }
+    const std::string& name = graph->node(producer).name();
+    const int pos = NameView(c.input(0)) == name ? 0 : 1;
+    if (NameView(c.input(pos)) != name || OutputIndexOf(c.input(pos)) != 0) {
+      return false;
+    }
+    auto k = index.find(NameView(c.input(1 - pos)));
+    if (k == index.end() || OutputIndexOf(c.input(1 - pos)) != 0) return false;
+    std::optional<float> v = OneFloat(graph->node(k->second), weights);
+    // A one-element operand of rank 1 would not change a rank >= 1 output's
+    // shape; a scalar output is not an activation's anyway.
+    return v.has_value() && *v == value;
+  };
+  int fused = 0;
+  for (int ri = 0; ri < graph->node_size(); ++ri) {
+    const NodeDef& r = graph->node(ri);
+    if (dead[ri] || !TypeIsOrAbsent(r, "T", tensorflow::DT_FLOAT)) continue;
+    // Where the producer records its Relu: its op, the last of its
+    // fused_ops, or a fused Add's _fused_activation.
+    enum class Where { kNone, kOp, kFusedOps, kAddAttr } where = Where::kNone;
+    if (r.op() == "Relu" && NumDataInputs(r) == 1) {
+      where = Where::kOp;
+    } else if (r.op() == "_FusedConv2D" ||
+               r.op() == "FusedDepthwiseConv2dNative") {
+      auto ops = r.attr().find("fused_ops");
+      const int n = ops == r.attr().end() ? 0 : ops->second.list().s_size();
+      if (n >= 2 && ops->second.list().s(n - 1) == "Relu") {
+        where = Where::kFusedOps;
+      }
+    } else if (r.op() == "Add" || r.op() == "AddV2") {
+      auto act = r.attr().find("_fused_activation");
+      if (act != r.attr().end() && act->second.s() == "Relu") {
+        where = Where::kAddAttr;
+      }
+    }
+    if (where == Where::kNone) continue;
+    const int mi = only_consumer(ri);
+    if (!clips(mi, "Minimum", ri, 6.0f)) continue;
+    // min(relu(x), 6) is relu6(x); a max(., 0) after it changes nothing.
+    int last = mi;
+    const int xi = only_consumer(mi);
+    if (clips(xi, "Maximum", mi, 0.0f)) last = xi;
+    NodeDef copy = r;
+    if (where == Where::kOp) {
+      copy.set_op("Relu6");
+    } else if (where == Where::kAddAttr) {
+      (*copy.mutable_attr())["_fused_activation"].set_s("Relu6");
+    } else {
+      auto* list = (*copy.mutable_attr())["fused_ops"].mutable_list();
+      list->set_s(list->s_size() - 1, "Relu6");
+    }
+    copy.set_name(graph->node(last).name());
+    KeepSet controls;
+    for (const std::string& in : copy.input()) {
+      if (IsControl(in)) controls.insert(in);
+    }
+    for (int i : {mi, last}) {
+      for (const std::string& in : graph->node(i).input()) {
+        if (IsControl(in) && controls.insert(in).second) copy.add_input(in);
+      }
+    }
+    dead[ri] = true;
+    if (last != mi) dead[mi] = true;
+    *graph->mutable_node(last) = std::move(copy);
+    ++fused;
+  }
+  if (fused > 0) DropDead(graph, dead);
+  return fused;
+}
+
+int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  auto index = NodeIndex(*graph);
+  std::vector<bool> dead(graph->node_size(), false);
+  std::vector<NodeDef> added;
+  int fused = 0;
+  for (int ai = 0; ai < graph->node_size(); ++ai) {
+    const NodeDef& act = graph->node(ai);
+    const bool abs_form = act.op() == "_AbsPrelu";
+    if ((act.op() != "Prelu" && !abs_form) || NumDataInputs(act) != 2 ||
+        IsControl(act.input(0)) || IsControl(act.input(1)) ||
+        OutputIndexOf(act.input(0)) != 0 || OutputIndexOf(act.input(1)) != 0 ||
+        !TypeIsOrAbsent(act, "T", tensorflow::DT_FLOAT)) {
+      continue;
+    }
+    auto ci = index.find(NameView(act.input(0)));
+    if (ci == index.end() || ci->second < 0 || dead[ci->second]) continue;
+    const NodeDef& conv = graph->node(ci->second);
+    auto u = uses.find(conv.name());
+    if (u == uses.end() || u->second.data != 1 || u->second.control != 0 ||
+        keep.contains(conv.name())) {
+      continue;
+    }
+    auto relu = act.attr().find("relu");
+    if (abs_form && (relu == act.attr().end() || !relu->second.b())) {
+      // x + (x - |x|) * a (relu = false) is not a PReLU, but on a conv whose
+      // last fused op is Relu / Relu6 (x >= 0: x - |x| is +0) with a finite
+      // `a` it is x itself (+0 * a is +-0, and x + -0 is x), except for
+      // x = +inf, where the graph computes NaN. MobileFaceNet's converted
+      // graph has 16 such after depthwise layers: the node goes.
+      if (!ClampsAtZero(conv)) continue;
+      auto a = index.find(NameView(act.input(1)));
+      if (a == index.end() || a->second < 0) continue;
+      const Tensor* alpha = FloatWeight(graph->node(a->second), *weights);
+      if (alpha == nullptr || !AllFinite(*alpha)) continue;
+      NodeDef node = conv;
+      node.set_name(act.name());
+      KeepSet controls;
+      for (const std::string& in : conv.input()) {
+        if (IsControl(in)) controls.insert(in);
+      }
+      for (const std::string& in : act.input()) {
+        if (IsControl(in) && controls.insert(in).second) node.add_input(in);
+      }
+      dead[ci->second] = true;
+      *graph->mutable_node(ai) = std::move(node);
+      ++fused;
+      continue;
+    }
+    if (!IsBiasedConv(conv, /*depthwise_too=*/true) || conv.input_size() != 3) {
+      continue;
+    }
+    auto fi = index.find(NameView(conv.input(1)));
+    auto ali = index.find(NameView(act.input(1)));
+    if (fi == index.end() || fi->second < 0 || ali == index.end() ||
+        ali->second < 0) {
+      continue;
+    }
+    auto filter_dims = FloatConstDims(graph->node(fi->second), *weights);
+    if (!filter_dims || filter_dims->size() != 4) continue;
+    const int64_t channels = conv.op() == "FusedDepthwiseConv2dNative"
+                                 ? (*filter_dims)[2] * (*filter_dims)[3]
+                                 : (*filter_dims)[3];
+    // The epilogue's slope: one value, or one per channel on the last axis.
+    const Tensor* alpha = FloatWeight(graph->node(ali->second), *weights);
+    if (alpha == nullptr || alpha->rank() > 4) continue;
+    bool ok = alpha->num_elements() == 1;
+    if (!ok && alpha->rank() >= 1 &&
+        alpha->dim(alpha->rank() - 1) == channels) {
+      ok = alpha->num_elements() == channels;
+    }
+    if (!ok) continue;
+    std::string alpha_name = act.input(1);
+    if (abs_form) {
+      // base(x) + (x - |x|) * a is x above zero and (2x) * a below, which is
+      // x * (2a) to the bit: doubling is exact both ways.
+      absl::StatusOr<Tensor> doubled =
+          Tensor::AllocateUninitialized(DType::kFloat32, alpha->shape());
+      if (!doubled.ok()) continue;
+      for (int64_t i = 0; i < alpha->num_elements(); ++i) {
+        doubled->mutable_data<float>()[i] = 2.0f * alpha->data<float>()[i];
+      }
+      alpha_name = absl::StrCat(act.name(), "/_prelu_alpha");
+      while (index.contains(alpha_name)) alpha_name += "_";
+      NodeDef& c = added.emplace_back();
+      c.set_name(alpha_name);
+      c.set_op("Const");
+      c.set_device(act.device());
+      (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+      (*weights)[alpha_name] = *std::move(doubled);
+      index[alpha_name] = -1;
+    }
+    NodeDef node = conv;
+    node.set_name(act.name());
+    node.clear_input();
+    for (int i = 0; i < 3; ++i) node.add_input(conv.input(i));
+    node.add_input(alpha_name);
+    KeepSet controls;
+    for (const NodeDef* from : {&conv, &act}) {
+      for (const std::string& in : from->input()) {
+        if (IsControl(in) && controls.insert(in).second) node.add_input(in);
+      }
+    }
+    auto& attrs = *node.mutable_attr();
+    attrs["fused_ops"].mutable_list()->add_s("Prelu");
+    attrs["num_args"].set_i(2);
+    dead[ci->second] = true;
+    *graph->mutable_node(ai) = std::move(node);
+    ++fused;
+  }
+  if (fused == 0) return 0;
+  DropDead(graph, dead);
+  for (NodeDef& c : added) *graph->add_node() = std::move(c);
+  return fused;
+}
+
+}  // namespace passes
+}  // namespace graphrt
