@@ -38,6 +38,9 @@ constexpr SmallLayer kLayers[] = {
     // larger than the direct kernel's default bound (Prefers).
     {112, 48, 48, 3, 1, true},   {112, 144, 144, 3, 2, true},
     {56, 192, 192, 3, 1, true},  {28, 288, 288, 3, 1, true},
+    // EfficientNet-lite4 at 368x368 (efficientpose) depthwise layers.
+    {184, 32, 32, 3, 1, true},   {184, 144, 144, 3, 2, true},
+    {92, 192, 192, 3, 1, true},  {46, 336, 336, 5, 1, true},
 };
 constexpr int kNumLayers = sizeof(kLayers) / sizeof(kLayers[0]);
 

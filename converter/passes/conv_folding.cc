@@ -94,10 +94,12 @@ int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
     if (u == uses.end() || u->second.data != 1 || u->second.control != 0) {
       continue;
     }
-    auto fi = index.find(NameView(conv.input(1)));
-    // -1: a filter folded above (its Const is appended at the end).
-    if (fi == index.end() || fi->second < 0) continue;
-    const Tensor* filter = FloatWeight(graph->node(fi->second), *weights);
+    // Indices, not iterators: `index` grows below. -1: a filter folded
+    // above (its Const is appended at the end).
+    auto fi_it = index.find(NameView(conv.input(1)));
+    if (fi_it == index.end() || fi_it->second < 0) continue;
+    const int fi = fi_it->second;
+    const Tensor* filter = FloatWeight(graph->node(fi), *weights);
     if (filter == nullptr || filter->rank() != 4) continue;
     const int64_t out_channels =
         depthwise ? filter->dim(2) * filter->dim(3) : filter->dim(3);
@@ -150,7 +152,7 @@ int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
     NodeDef& c = added.emplace_back();
     c.set_name(filter_name);
     c.set_op("Const");
-    c.set_device(graph->node(fi->second).device());
+    c.set_device(graph->node(fi).device());
     (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
     (*weights)[filter_name] = *std::move(scaled);
     index[filter_name] = -1;
@@ -294,9 +296,13 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
         !TypeIsOrAbsent(act, "T", tensorflow::DT_FLOAT)) {
       continue;
     }
-    auto ci = index.find(NameView(act.input(0)));
-    if (ci == index.end() || ci->second < 0 || dead[ci->second]) continue;
-    const NodeDef& conv = graph->node(ci->second);
+    // Indices, not iterators: `index` grows below.
+    auto ci_it = index.find(NameView(act.input(0)));
+    if (ci_it == index.end() || ci_it->second < 0 || dead[ci_it->second]) {
+      continue;
+    }
+    const int ci = ci_it->second;
+    const NodeDef& conv = graph->node(ci);
     auto u = uses.find(conv.name());
     if (u == uses.end() || u->second.data != 1 || u->second.control != 0 ||
         keep.contains(conv.name())) {
@@ -323,7 +329,7 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
       for (const std::string& in : act.input()) {
         if (IsControl(in) && controls.insert(in).second) node.add_input(in);
       }
-      dead[ci->second] = true;
+      dead[ci] = true;
       *graph->mutable_node(ai) = std::move(node);
       ++fused;
       continue;
@@ -385,7 +391,7 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
     auto& attrs = *node.mutable_attr();
     attrs["fused_ops"].mutable_list()->add_s("Prelu");
     attrs["num_args"].set_i(2);
-    dead[ci->second] = true;
+    dead[ci] = true;
     *graph->mutable_node(ai) = std::move(node);
     ++fused;
   }
