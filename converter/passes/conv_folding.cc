@@ -65,6 +65,21 @@ bool ClampsAtZero(const NodeDef& conv) {
   return last == "Relu" || last == "Relu6";
 }
 
+// A _FusedConv2D with fused_ops [BiasAdd, Add] (FuseConvAdd's residual
+// join), num_args 2, NHWC, float32.
+bool IsResidualConv(const NodeDef& n) {
+  if (n.op() != "_FusedConv2D" || !IsNhwc(n) || NumDataInputs(n) != 4 ||
+      n.input_size() != 4 || !TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT)) {
+    return false;
+  }
+  auto ops = n.attr().find("fused_ops");
+  auto args = n.attr().find("num_args");
+  return ops != n.attr().end() && ops->second.list().s_size() == 2 &&
+         ops->second.list().s(0) == "BiasAdd" &&
+         ops->second.list().s(1) == "Add" && args != n.attr().end() &&
+         args->second.i() == 2;
+}
+
 bool AllFinite(const Tensor& t) {
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     if (!std::isfinite(t.data<float>()[i])) return false;
@@ -334,7 +349,9 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
       ++fused;
       continue;
     }
-    if (!IsBiasedConv(conv, /*depthwise_too=*/true) || conv.input_size() != 3) {
+    const bool residual = IsResidualConv(conv);
+    if (!residual && (!IsBiasedConv(conv, /*depthwise_too=*/true) ||
+                      conv.input_size() != 3)) {
       continue;
     }
     auto fi = index.find(NameView(conv.input(1)));
@@ -380,7 +397,8 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
     NodeDef node = conv;
     node.set_name(act.name());
     node.clear_input();
-    for (int i = 0; i < 3; ++i) node.add_input(conv.input(i));
+    const int data_inputs = residual ? 4 : 3;
+    for (int i = 0; i < data_inputs; ++i) node.add_input(conv.input(i));
     node.add_input(alpha_name);
     KeepSet controls;
     for (const NodeDef* from : {&conv, &act}) {
@@ -390,7 +408,7 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
     }
     auto& attrs = *node.mutable_attr();
     attrs["fused_ops"].mutable_list()->add_s("Prelu");
-    attrs["num_args"].set_i(2);
+    attrs["num_args"].set_i(residual ? 3 : 2);
     dead[ci] = true;
     *graph->mutable_node(ai) = std::move(node);
     ++fused;

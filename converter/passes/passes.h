@@ -77,13 +77,15 @@
 //   tensor and pass). Runs last, after FuseConvAdd has taken the residual
 //   joins.
 // * FuseConvPrelu (conv_folding.cc): a _FusedConv2D /
-//   FusedDepthwiseConv2dNative with fused_ops [BiasAdd] whose only consumer
-//   is Prelu(conv, alpha) or _AbsPrelu(conv, alpha) with attr relu (then
-//   the slope is 2 * alpha, a new Const: (2x) * a and x * (2a) are the same
+//   FusedDepthwiseConv2dNative with fused_ops [BiasAdd] (or a _FusedConv2D
+//   with FuseConvAdd's [BiasAdd, Add]) whose only consumer is
+//   Prelu(conv, alpha) or _AbsPrelu(conv, alpha) with attr relu (then the
+//   slope is 2 * alpha, a new Const: (2x) * a and x * (2a) are the same
 //   float), alpha a float32 weight of one value or one per output channel
 //   on its last axis, becomes that convolution with fused_ops [BiasAdd,
-//   Prelu] and the slope as a fourth input (num_args 2), named like the
-//   activation. An _AbsPrelu without relu on a convolution whose last
+//   Prelu] / [BiasAdd, Add, Prelu] and the slope as its last input
+//   (num_args 2 / 3), named like the activation (facemesh, iris: the
+//   residual joins of their blocks). An _AbsPrelu without relu on a convolution whose last
 //   fused op is Relu / Relu6, with a finite alpha, is x itself (x >= 0) and
 //   is dropped (bit-identical but for x = +inf, where the graph has NaN).
 //   MobileFaceNet has 17 and 16 of these. Runs after FuseConvActivation.

@@ -214,6 +214,7 @@ class ConvKernel : public Kernel {
           if (e.residual) {
             conv_e.residual = false;
             conv_e.act = ops::Activation::kNone;
+            conv_e.prelu = false;
           }
           auto compute = [&](T* dst) -> absl::Status {
             const T* res = fuse_residual ? residual->data<T>() : nullptr;
@@ -231,6 +232,10 @@ class ConvKernel : public Kernel {
             if (res != nullptr) {
               nn::AddResidualActivate(res, dst, out_shape.num_elements(),
                                       e.act);
+              if (e.prelu) {
+                return nn::ApplyPrelu(args, dst, out_shape.num_elements(),
+                                      g.cout, g.cout);
+              }
             }
             return absl::OkStatus();
           };
@@ -267,6 +272,11 @@ class ConvKernel : public Kernel {
           if (residual != nullptr) {
             GRAPHRT_ASSIGN_OR_RETURN(
                 out, nn::BroadcastAddActivate<T>(out, *residual, e.act));
+            if (e.prelu) {
+              GRAPHRT_RETURN_IF_ERROR(nn::ApplyPrelu(
+                  args, out.mutable_data<T>(), out.num_elements(), g.cout,
+                  out.rank() == 0 ? 1 : out.dim(out.rank() - 1)));
+            }
           }
           ctx.set_output(0, std::move(out));
           return absl::OkStatus();

@@ -286,22 +286,26 @@ absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
       fused_ops[0] == "BiasAdd" && fused_ops[1] == "Add") {
     e.kind = FusedEpilogue::Kind::kBias;
     e.residual = true;
-    if (fused_ops.size() == 3) {
+    if (fused_ops.size() == 3 && fused_ops[2] == "Prelu") {
+      e.prelu = true;
+    } else if (fused_ops.size() == 3) {
       auto act = ops::ActivationFromName(fused_ops[2]);
       if (!act.has_value() ||
           (*act != ops::Activation::kRelu && *act != ops::Activation::kRelu6)) {
         return attrs.Error("fused_ops",
                            absl::StrCat("is ", listed,
-                                        "; after [BiasAdd,Add] only Relu or "
-                                        "Relu6 is supported"));
+                                        "; after [BiasAdd,Add] only Relu, "
+                                        "Relu6 or Prelu is supported"));
       }
       e.act = *act;
     }
-    if (num_args != 2) {
-      return attrs.Error("num_args", absl::StrCat("must be 2 for fused_ops ",
-                                                  listed, ", got ", num_args));
+    const int64_t want = e.prelu ? 3 : 2;
+    if (num_args != want) {
+      return attrs.Error(
+          "num_args", absl::StrCat("must be ", want, " for fused_ops ", listed,
+                                   ", got ", num_args));
     }
-    e.num_args = 2;
+    e.num_args = static_cast<int>(want);
     return e;
   }
   bool ok = !fused_ops.empty() && fused_ops.size() <= 2;
@@ -338,7 +342,7 @@ absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
             allow_batch_norm ? ", [BiasAdd,Add] or [BiasAdd,Add,Y]" : "",
             " with X one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, "
             "Tanh, _HardSwish, Prelu",
-            allow_batch_norm ? "; Y Relu or Relu6" : ""));
+            allow_batch_norm ? "; Y Relu, Relu6 or Prelu" : ""));
   }
   int64_t want = e.kind == FusedEpilogue::Kind::kBias        ? 1
                  : e.kind == FusedEpilogue::Kind::kBatchNorm ? 4

@@ -117,8 +117,9 @@ struct FusedEpilogue {
   Kind kind = Kind::kNone;
   ops::Activation act = ops::Activation::kNone;
   bool prelu = false;
-  // [BiasAdd, Add(, Relu|Relu6)] (graphrt's load-time pass FuseConvAdd,
-  // _FusedConv2D only): input 3 is added after the bias, before `act`.
+  // [BiasAdd, Add(, Relu|Relu6|Prelu)] (graphrt's load-time passes
+  // FuseConvAdd and FuseConvPrelu, _FusedConv2D only): input 3 is added
+  // after the bias, before `act` / the PReLU (whose slope is input 4).
   bool residual = false;
   // The activation's parameter: LeakyRelu's slope (attr leakyrelu_alpha,
   // default 0.2) or _HardSwish's scale (attr hardswish_scale, default 1/6).
@@ -130,8 +131,9 @@ struct FusedEpilogue {
 // Parses attrs fused_ops / num_args / leakyrelu_alpha / hardswish_scale /
 // epsilon.
 // `allow_batch_norm`: accept [FusedBatchNorm(, act)] (4 args) and the
-// residual form [BiasAdd, Add(, Relu|Relu6)] (2 args: bias, addend; the
-// _FusedConv2D kernel); `allow_noop`: accept [NoOp, act] (no bias,
+// residual form [BiasAdd, Add(, Relu|Relu6)] (2 args: bias, addend) or
+// [BiasAdd, Add, Prelu] (3: bias, addend, slope; the _FusedConv2D kernel);
+// `allow_noop`: accept [NoOp, act] (no bias,
 // FusedDepthwiseConv2dNative).
 absl::StatusOr<FusedEpilogue> ReadFusedEpilogue(const AttrReader& attrs,
                                                 bool allow_batch_norm,
@@ -248,6 +250,28 @@ void PreluRows(const T* __restrict alpha, T* data, int64_t rows,
 }
 
 }  // namespace internal
+
+// The PReLU of `args` (PrepareEpilogue: one slope, or one per channel) over
+// `n` values at `data`, rows of `channels` (the tail of a [BiasAdd, Add,
+// Prelu] epilogue after the residual add). Errors when a per-channel slope
+// does not divide the data into rows (an addend that broadcast the output
+// to another last dimension: TF's Prelu would reject that graph as well).
+template <typename T>
+absl::Status ApplyPrelu(const EpilogueArgs<T>& args, T* data, int64_t n,
+                        int64_t channels, int64_t last_dim) {
+  if (args.alpha_scalar) {
+    internal::PreluRows<T, true>(args.alpha, data, 1, n);
+    return absl::OkStatus();
+  }
+  if (last_dim != channels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Prelu with ", channels,
+        " slopes after a residual add whose output's last dimension is ",
+        last_dim));
+  }
+  internal::PreluRows<T, false>(args.alpha, data, n / channels, channels);
+  return absl::OkStatus();
+}
 
 // Applies the epilogue to `rows` rows of `channels` values at `data`.
 template <typename T>

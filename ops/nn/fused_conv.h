@@ -118,7 +118,10 @@ inline absl::StatusOr<bool> RunFastFusedConv(
     rest_args.alpha_scalar = args.alpha_scalar;
     // A residual the kernel does not add comes after `rest` (then e.act).
     const bool residual_after = residual != nullptr && !in_kernel;
-    if (residual_after) rest.act = ops::Activation::kNone;
+    if (residual_after) {
+      rest.act = ops::Activation::kNone;
+      rest.prelu = false;
+    }
     // The clamp can be fused only when it is the last step.
     XnnConvSpec s = spec;
     const bool clamp_last =
@@ -152,6 +155,11 @@ inline absl::StatusOr<bool> RunFastFusedConv(
     ApplyEpilogue(rest, rest_args, out, rows, spec.out_channels);
     if (residual_after) {
       AddResidualActivate(residual, out, rows * spec.out_channels, e.act);
+      if (e.prelu) {
+        GRAPHRT_RETURN_IF_ERROR(ApplyPrelu(args, out, rows * spec.out_channels,
+                                           spec.out_channels,
+                                           spec.out_channels));
+      }
     }
     return true;
   }

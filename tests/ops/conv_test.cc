@@ -220,6 +220,37 @@ TEST(FusedConv2DTest, BiasActivationsAndBatchNorm) {
   r = run({"BiasAdd", "Add", "Relu"}, {bias, bias}, 2);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values<float>((*r)[0]), (std::vector<float>{2, 0, 4, 0}));
+  // [BiasAdd, Add, Prelu] (FuseConvPrelu after FuseConvAdd): the slope
+  // applies after the addend, same-shape or broadcast.
+  const Tensor slope = T_<float>({2}, {0.1f, 0.2f});
+  r = run({"BiasAdd", "Add", "Prelu"}, {bias, addend, slope}, 3);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectNear(Values<float>((*r)[0]), {-0.05f, -0.3f, 3.75f, 5.5f}, 1e-6f);
+  r = run({"BiasAdd", "Add", "Prelu"}, {bias, bias, slope}, 3);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectNear(Values<float>((*r)[0]), {2, -0.6f, 4, -1}, 1e-6f);
+  {
+    // float64: the portable kernel, then the residual and the slope.
+    auto d = [](const Tensor& t) {
+      const std::vector<float> v = Values<float>(t);
+      std::vector<int64_t> dims;
+      for (int i = 0; i < t.rank(); ++i) dims.push_back(t.dim(i));
+      return T_<double>(dims, std::vector<double>(v.begin(), v.end()));
+    };
+    OpTest t("_FusedConv2D");
+    t.Attr("T", DType::kFloat64)
+        .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+        .Attr("padding", "VALID")
+        .Attr("fused_ops", std::vector<std::string>{"BiasAdd", "Add", "Prelu"})
+        .Attr("num_args", int64_t{3});
+    auto rd = t.Run({d(x), d(f), d(bias), d(addend), d(slope)});
+    ASSERT_TRUE(rd.ok()) << rd.status();
+    const std::vector<double> got = Values<double>((*rd)[0]);
+    const std::vector<double> want = {-0.05, -0.3, 3.75, 5.5};
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-7);
+  }
+  ExpectError(run({"BiasAdd", "Add", "Prelu"}, {bias, addend}, 2), "num_args");
   // Bad configurations fail at load.
   ExpectError(run({"BiasAdd", "Add", "Elu"}, {bias, bias}, 2), "fused_ops");
   ExpectError(run({"BiasAdd", "Add"}, {bias}, 1), "num_args");

@@ -309,6 +309,30 @@ TEST(FuseConvPreluTest, DropsAnAbsPreluWithoutReluAfterARelu) {
   ExpectSameBits(RunOnX(c.g, c.w, "out"), want);
 }
 
+// facemesh's blocks: Prelu(AddV2(x, conv + bias)) after FuseConvAdd.
+TEST(FuseConvPreluTest, TakesPreluAfterAResidualJoin) {
+  PreluConv c("Prelu", false, Shape({4}));
+  // conv + bias -> AddV2(residual) -> Prelu, the residual a second
+  // convolution of x ([1,4,5,4] like the first).
+  ConvAttrs(Add(&c.g, "conv2", "Conv2D", {"x", "filter"}));
+  Add(&c.g, "join", "AddV2", {"conv2", "add"});
+  for (NodeDef& n : *c.g.mutable_node()) {
+    if (n.name() == "act") n.set_input(0, "join");
+  }
+  ASSERT_EQ(FuseConvAdd(&c.g, {}), 1);
+  const Tensor want = RunOnX(c.g, c.w, "out");
+  EXPECT_EQ(FuseConvPrelu(&c.g, &c.w, {}), 1);
+  const NodeDef* f = Find(c.g, "act");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(FusedOps(*f),
+            (std::vector<std::string>{"BiasAdd", "Add", "Prelu"}));
+  ASSERT_EQ(f->input_size(), 5);
+  EXPECT_EQ(f->input(3), "conv2");
+  EXPECT_EQ(f->input(4), "alpha");
+  EXPECT_EQ(f->attr().at("num_args").i(), 3);
+  ExpectSameBits(RunOnX(c.g, c.w, "out"), want);
+}
+
 TEST(FuseConvPreluTest, LeavesOtherPrelus) {
   {
     PreluConv c("_AbsPrelu", false, Shape({4}));  // x + 2ax: not a PReLU
@@ -316,7 +340,7 @@ TEST(FuseConvPreluTest, LeavesOtherPrelus) {
   }
   {
     PreluConv c("_AbsPrelu", false, Shape({4}), /*conv_relu=*/true);
-      c.w.at("alpha").mutable_data<float>()[1] = INFINITY;  // 0 * inf is NaN
+    c.w.at("alpha").mutable_data<float>()[1] = INFINITY;  // 0 * inf is NaN
     EXPECT_EQ(FuseConvPrelu(&c.g, &c.w, {}), 0);
   }
   {
