@@ -84,8 +84,9 @@ TEST(PadTest, LargeNHWC) {
 }
 
 // Every (mode, paddings) on [2, 3, 4, 3] against a per-element reference,
-// incl. trailing unpadded dims that the kernel copies as whole blocks and
-// a fully unpadded tensor.
+// incl. trailing unpadded dims that the kernel copies as whole blocks, a
+// fully unpadded tensor and paddings of the innermost padded dim only
+// (the constant mode's row-to-row path).
 TEST(PadTest, BlocksOfUnpaddedTrailingDimsMatchReference) {
   const std::vector<int64_t> dims = {2, 3, 4, 3};
   const Tensor x = Iota<float>(dims);
@@ -93,7 +94,12 @@ TEST(PadTest, BlocksOfUnpaddedTrailingDimsMatchReference) {
                                                    {0, 0, 2, 0, 0, 0, 0, 0},
                                                    {1, 0, 0, 0, 0, 0, 0, 0},
                                                    {0, 0, 0, 0, 0, 0, 0, 0},
-                                                   {0, 1, 1, 1, 1, 1, 1, 1}};
+                                                   {0, 1, 1, 1, 1, 1, 1, 1},
+                                                   // Only the innermost
+                                                   // padded dim: rows map
+                                                   // one to one.
+                                                   {0, 0, 0, 0, 0, 0, 1, 2},
+                                                   {0, 0, 0, 0, 2, 1, 0, 0}};
   for (const std::string mode : {"CONSTANT", "REFLECT", "SYMMETRIC"}) {
     for (const auto& p : cases) {
       if (mode == "REFLECT" && p[0] + p[1] > 0) continue;  // dim 2: max 1
