@@ -1,6 +1,7 @@
 #include "runtime/dataflow_executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -248,10 +249,12 @@ struct Ready {
 class DataflowRun {
  public:
   DataflowRun(const Graph& graph, const DataflowPlan& plan,
-              ResourceManager* resources, absl::Span<const Endpoint> fetches)
+              ResourceManager* resources, absl::Span<const Endpoint> fetches,
+              Profiler* profiler)
       : graph_(graph),
         plan_(plan),
         resources_(resources),
+        profiler_(profiler),
         max_loop_iterations_(MaxLoopIterations(resources)) {
     root_.id = 0;
     root_.iters[0] = std::make_unique<Iteration>();
@@ -446,8 +449,18 @@ class DataflowRun {
       for (const Entry& e : r.slots.data) inputs.push_back(&e.value);
       ScratchOutputs scratch;
       KernelContext ctx(inputs, &scratch.outputs(), resources_);
+      const bool profile = profiler_ != nullptr && profiler_->enabled();
+      const auto start = profile ? std::chrono::steady_clock::now()
+                                 : std::chrono::steady_clock::time_point();
       absl::Status s = node.kernel->Run(ctx);
       if (!s.ok()) return WithContext(s, NodeContext(node));
+      if (profile) {
+        const std::chrono::duration<double> took =
+            std::chrono::steady_clock::now() - start;
+        profiler_->Record(
+            &node, node.name(), node.op(), took.count(),
+            Profiler::EstimateFlops(node.op(), inputs, scratch.outputs()));
+      }
       r.slots = Slots();  // release inputs before propagating
       std::vector<Tensor>& results = scratch.outputs();
       outs.reserve(results.size());
@@ -585,6 +598,7 @@ class DataflowRun {
   const Graph& graph_;
   const DataflowPlan& plan_;
   ResourceManager* resources_;
+  Profiler* profiler_;                 // null: no timing
   const int64_t max_loop_iterations_;  // 0 = no limit
   Frame root_;
   std::vector<Ready> ready_;
@@ -600,8 +614,9 @@ class DataflowRun {
 
 absl::StatusOr<std::vector<Tensor>> RunDataflow(
     const Graph& graph, const DataflowPlan& plan, absl::Span<const Feed> feeds,
-    absl::Span<const Endpoint> fetches, ResourceManager* resources) {
-  DataflowRun run(graph, plan, resources, fetches);
+    absl::Span<const Endpoint> fetches, ResourceManager* resources,
+    Profiler* profiler) {
+  DataflowRun run(graph, plan, resources, fetches, profiler);
   GRAPHRT_RETURN_IF_ERROR(run.Start(feeds));
   GRAPHRT_RETURN_IF_ERROR(run.Loop());
   return run.Results();

@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "converter/graph.h"
+#include "runtime/profiler.h"
 #include "runtime/resource.h"
 #include "runtime/tensor.h"
 
@@ -92,11 +93,12 @@ int64_t MaxLoopIterations(const ResourceManager* resources);
 
 // Runs one inference. `feed_of(endpoint)` locates feeds; returns the fetched
 // tensors (root frame) in order. Feeds of output indices no edge reads and
-// no fetch asks for are ignored.
+// no fetch asks for are ignored. `profiler` (may be null) times every
+// kernel call, as the static executor does (`graphrt bench --profile`).
 absl::StatusOr<std::vector<Tensor>> RunDataflow(
-    const Graph& graph, const DataflowPlan& plan,
-    absl::Span<const Feed> feeds, absl::Span<const Endpoint> fetches,
-    ResourceManager* resources);
+    const Graph& graph, const DataflowPlan& plan, absl::Span<const Feed> feeds,
+    absl::Span<const Endpoint> fetches, ResourceManager* resources,
+    Profiler* profiler = nullptr);
 
 }  // namespace graphrt
 

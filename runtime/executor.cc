@@ -546,7 +546,8 @@ absl::Status Executor::RunInto(absl::Span<const Feed> feeds,
     auto run = [&] {
       ScopedThreadContext scope(
           ThreadContext{pool_.get(), tag, FlushDenormals()});
-      result = RunDataflow(*graph_, *plan->dataflow, feeds, fetches, resources);
+      result = RunDataflow(*graph_, *plan->dataflow, feeds, fetches, resources,
+                           options_.profiler);
     };
     if (arena_ != nullptr) {
       ExecuteInArena(*arena_, run);

@@ -111,8 +111,10 @@ void PoolForward(const T* in, T* out, const PoolGeometry& g) {
       std::max<int64_t>(1, g.out[2] * g.k[0] * g.k[1] * g.k[2] * g.c);
   const int64_t min_rows = std::max<int64_t>(2, (int64_t{1} << 15) / per_row);
   // Channel blocks of 64 and 16 values (4 and 1 AVX-512 registers of
-  // float), then single channels.
-  constexpr int kWide = 64, kNarrow = 16;
+  // float), then 8 and 4 (an AVX2 / SSE register: BlazeFace's 24, 28, 36
+  // and 42 channels left 8-10 single-channel window walks per pixel), then
+  // single channels.
+  constexpr int kWide = 64, kNarrow = 16, kHalf = 8, kQuarter = 4;
   auto window = [&g](int d, int64_t o, PixelWindow* w) {
     w->start[d] = o * g.stride[d] - g.pad[d];
     w->lo[d] = std::max<int64_t>(0, -w->start[d]);
@@ -133,6 +135,12 @@ void PoolForward(const T* in, T* out, const PoolGeometry& g) {
         }
         for (; c0 + kNarrow <= g.c; c0 += kNarrow) {
           PoolChannels<T, kKind, kNarrow>(in, pixel, g, w, c0);
+        }
+        for (; c0 + kHalf <= g.c; c0 += kHalf) {
+          PoolChannels<T, kKind, kHalf>(in, pixel, g, w, c0);
+        }
+        for (; c0 + kQuarter <= g.c; c0 += kQuarter) {
+          PoolChannels<T, kKind, kQuarter>(in, pixel, g, w, c0);
         }
         for (; c0 < g.c; ++c0) PoolChannels<T, kKind, 1>(in, pixel, g, w, c0);
       }

@@ -53,11 +53,11 @@ TEST(PoolingTest, RandomAgainstReference) {
     const int64_t n = small(rng) % 2 + 1, h = small(rng) + 3,
                   w = small(rng) + 3, kh = small(rng) % 3 + 1,
                   kw = small(rng) % 3 + 1, sh = small(rng), sw = small(rng);
-    // Every third case has enough channels for the kernel's 16- and
-    // 64-wide channel blocks (and a remainder after them).
-    constexpr int64_t kWideChannels[] = {16, 19, 64, 83};
+    // Every third case has enough channels for the kernel's 64-, 16-, 8-
+    // and 4-wide channel blocks (and a remainder after them).
+    constexpr int64_t kWideChannels[] = {16, 19, 28, 64, 83, 95};
     const int64_t c =
-        iter % 3 == 1 ? kWideChannels[(iter / 3) % 4] : small(rng);
+        iter % 3 == 1 ? kWideChannels[(iter / 3) % 6] : small(rng);
     const int64_t pt = small(rng) % kh, pb = small(rng) % kh,
                   pl = small(rng) % kw, pr = small(rng) % kw;
     int64_t oh, ow, bt, bl;
