@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
@@ -140,13 +141,68 @@ void ForEachBroadcastRow(const BroadcastPlan& plan, int64_t min_parallel,
   });
 }
 
+// BroadcastApply's tiled path: a repeating operand's period of at most
+// kBroadcastMaxPeriod elements, tiled to blocks of at least
+// kBroadcastMinBlock.
+inline constexpr int64_t kBroadcastMaxPeriod = 64;
+inline constexpr int64_t kBroadcastMinBlock = 128;
+
 // out[i] = fn(x[i'], y[i'']) over the broadcast plan (see
 // ForEachBroadcastRow), for element-wise kernels whose operand and result
 // element types may differ (comparisons produce bool). The inner loops
 // are plain contiguous loops the compiler can vectorise.
+//
+// One operand full and the other repeating along a short last dim
+// ([N,H,W,3] - [3]: an image's per-channel mean and scale) would be rows of
+// a few elements, each a call and an odometer step: the repeating operand
+// is tiled into a stack buffer of whole periods instead, and the data is
+// walked in flat blocks of that length (movenet's input normalisation:
+// 0.23 -> 0.03 ms per op).
 template <typename A, typename B, typename Out, typename Fn>
 void BroadcastApply(const BroadcastPlan& plan, const A* x, const B* y, Out* out,
                     int64_t min_parallel, const Fn& fn) {
+  if constexpr (std::is_arithmetic_v<A> && std::is_arithmetic_v<B>) {
+    if (plan.dims.size() == 2 && plan.dims[0] > 1 && plan.dims[1] > 0 &&
+        plan.dims[1] <= kBroadcastMaxPeriod) {
+      const int64_t c = plan.dims[1];
+      const bool x_full = plan.x_strides[0] == c && plan.x_strides[1] == 1;
+      const bool y_full = plan.y_strides[0] == c && plan.y_strides[1] == 1;
+      const bool x_periodic = plan.x_strides[0] == 0 && plan.x_strides[1] == 1;
+      const bool y_periodic = plan.y_strides[0] == 0 && plan.y_strides[1] == 1;
+      if ((x_full && y_periodic) || (x_periodic && y_full)) {
+        const int64_t rows = plan.dims[0];
+        const int64_t per_block =
+            (kBroadcastMinBlock + c - 1) / c;  // rows per block
+        const int64_t len = per_block * c;     // < 2 * kBroadcastMinBlock
+        const int64_t blocks = (rows + per_block - 1) / per_block;
+        ParallelFor(blocks, std::max<int64_t>(1, min_parallel / len),
+                    [&](int64_t b0, int64_t b1) {
+                      A xt[2 * kBroadcastMinBlock];
+                      B yt[2 * kBroadcastMinBlock];
+                      for (int64_t i = 0; i < len; ++i) {
+                        if (x_periodic) xt[i] = x[i % c];
+                        if (y_periodic) yt[i] = y[i % c];
+                      }
+                      for (int64_t b = b0; b < b1; ++b) {
+                        const int64_t off = b * len;
+                        const int64_t n =
+                            std::min(per_block, rows - b * per_block) * c;
+                        Out* __restrict op = out + off;
+                        if (y_periodic) {
+                          const A* __restrict xp = x + off;
+                          for (int64_t i = 0; i < n; ++i)
+                            op[i] = fn(xp[i], yt[i]);
+                        } else {
+                          const B* __restrict yp = y + off;
+                          for (int64_t i = 0; i < n; ++i)
+                            op[i] = fn(xt[i], yp[i]);
+                        }
+                      }
+                    });
+        return;
+      }
+    }
+  }
   ForEachBroadcastRow(plan, min_parallel,
                       [&](int64_t xo, int64_t yo, int64_t oo, int64_t n,
                           int64_t xs, int64_t ys) {

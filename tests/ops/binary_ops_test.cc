@@ -162,6 +162,31 @@ TEST(BinaryOpsTest, LargeParallelMatchesSerial) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(flat->data<float>()[i], xv[i] * xv[i]);
 }
 
+// One operand repeating along a short last dim ([N,H,W,C] op [C], either
+// side; BroadcastApply's tiled path) against an element-wise reference,
+// for periods 1-5, 17 and 64, a row count that leaves a partial block, and
+// a comparison (bool output).
+TEST(BinaryOpsTest, ShortRepeatingOperandMatchesReference) {
+  for (int64_t c : {1, 2, 3, 4, 5, 17, 64}) {
+    const int64_t rows = 2 * 9 * 13;
+    std::vector<float> xv(rows * c), yv(c);
+    for (int64_t i = 0; i < rows * c; ++i) xv[i] = 0.25f * (i % 37) - 3;
+    for (int64_t k = 0; k < c; ++k) yv[k] = 1.5f * k - 2;
+    const Tensor x = T_<float>({2, 9, 13, c}, xv);
+    const Tensor y = T_<float>({1, 1, 1, c}, yv);
+    auto sub = RunBinary("Sub", x, y);
+    auto rsub = RunBinary("Sub", T_<float>({c}, yv), x);
+    auto less = RunBinary("Less", x, y);
+    ASSERT_TRUE(sub.ok() && rsub.ok() && less.ok()) << c;
+    ASSERT_EQ(sub->shape(), x.shape());
+    for (int64_t i = 0; i < rows * c; ++i) {
+      ASSERT_EQ(sub->data<float>()[i], xv[i] - yv[i % c]) << c << " " << i;
+      ASSERT_EQ(rsub->data<float>()[i], yv[i % c] - xv[i]) << c << " " << i;
+      ASSERT_EQ(less->data<bool>()[i], xv[i] < yv[i % c]) << c << " " << i;
+    }
+  }
+}
+
 TEST(BinaryOpsTest, EmptyOutput) {
   auto out = RunBinary("Add", T_<float>({0, 3}, {}), T_<float>({3}, {1, 2, 3}));
   ASSERT_TRUE(out.ok()) << out.status();
