@@ -20,24 +20,8 @@ using tensorflow::NodeDef;
 
 namespace {
 
-// Index of every node by name. Owned strings, not views: the passes replace
-// NodeDefs (and so free their names) while they still look names up.
-absl::flat_hash_map<std::string, int> IndexByName(const GraphDef& g) {
-  absl::flat_hash_map<std::string, int> index;
-  index.reserve(g.node_size());
-  for (int i = 0; i < g.node_size(); ++i) index[g.node(i).name()] = i;
-  return index;
-}
-
 bool SameBits(float a, float b) {
   return std::memcmp(&a, &b, sizeof(float)) == 0;
-}
-
-// Appends the control inputs of `from` that `to` does not have yet.
-void CopyControlInputs(const NodeDef& from, NodeDef* to, KeepSet* seen) {
-  for (const std::string& in : from.input()) {
-    if (IsControl(in) && seen->insert(in).second) to->add_input(in);
-  }
 }
 
 }  // namespace
@@ -175,10 +159,7 @@ int FuseConvActivation(GraphDef* graph, const KeepSet& keep) {
     node.set_op(conv.op());
     node.set_device(conv.device());
     for (const std::string& in : conv.input()) node.add_input(in);
-    KeepSet controls;
-    for (const std::string& in : conv.input()) {
-      if (IsControl(in)) controls.insert(in);
-    }
+    KeepSet controls = ControlInputsOf(conv);
     CopyControlInputs(act, &node, &controls);
     *node.mutable_attr() = conv.attr();
     auto& attrs = *node.mutable_attr();

@@ -19,14 +19,6 @@ using tensorflow::NodeDef;
 
 namespace {
 
-// Owned strings: the passes replace NodeDefs while they look names up.
-absl::flat_hash_map<std::string, int> NodeIndex(const GraphDef& g) {
-  absl::flat_hash_map<std::string, int> index;
-  index.reserve(g.node_size());
-  for (int i = 0; i < g.node_size(); ++i) index[g.node(i).name()] = i;
-  return index;
-}
-
 // The float32 weight of Const node `n` (weights only: filters always are).
 const Tensor* FloatWeight(const NodeDef& n, const WeightMap& weights) {
   if (n.op() != "Const" || !TypeIsOrAbsent(n, "dtype", tensorflow::DT_FLOAT)) {
@@ -80,6 +72,24 @@ bool IsResidualConv(const NodeDef& n) {
          args->second.i() == 2;
 }
 
+// A new float32 Const holding `value` (a weight), named `base` or, when
+// that is taken, `base` with "_"s appended; appended to `added` (the
+// caller adds those to the graph after its scan) and to `index` as -1.
+std::string AddWeightConst(std::string name, const std::string& device,
+                           Tensor value,
+                           absl::flat_hash_map<std::string, int>* index,
+                           WeightMap* weights, std::vector<NodeDef>* added) {
+  while (index->contains(name)) name += "_";
+  NodeDef& c = added->emplace_back();
+  c.set_name(name);
+  c.set_op("Const");
+  c.set_device(device);
+  (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  (*weights)[name] = std::move(value);
+  (*index)[name] = -1;
+  return name;
+}
+
 bool AllFinite(const Tensor& t) {
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     if (!std::isfinite(t.data<float>()[i])) return false;
@@ -91,7 +101,7 @@ bool AllFinite(const Tensor& t) {
 
 int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
   const auto uses = CountUses(*graph);
-  auto index = NodeIndex(*graph);
+  auto index = IndexByName(*graph);
   std::vector<bool> dead(graph->node_size(), false);
   std::vector<NodeDef> added;
   int folded = 0;
@@ -162,15 +172,9 @@ int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
     float* out = scaled->mutable_data<float>();
     const int64_t n = filter->num_elements();
     for (int64_t i = 0; i < n; ++i) out[i] = w[i] * scale[i % out_channels];
-    std::string filter_name = absl::StrCat(mul.name(), "/_scaled_filter");
-    while (index.contains(filter_name)) filter_name += "_";
-    NodeDef& c = added.emplace_back();
-    c.set_name(filter_name);
-    c.set_op("Const");
-    c.set_device(graph->node(fi).device());
-    (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-    (*weights)[filter_name] = *std::move(scaled);
-    index[filter_name] = -1;
+    const std::string filter_name = AddWeightConst(
+        absl::StrCat(mul.name(), "/_scaled_filter"), graph->node(fi).device(),
+        *std::move(scaled), &index, weights, &added);
 
     NodeDef node = conv;
     node.set_name(mul.name());
@@ -206,7 +210,7 @@ int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
 int FuseReluClip(GraphDef* graph, const WeightMap& weights,
                  const KeepSet& keep) {
   const auto uses = CountUses(*graph);
-  const auto index = NodeIndex(*graph);
+  const auto index = IndexByName(*graph);
   std::vector<bool> dead(graph->node_size(), false);
   // The single data consumer of node `i` (output 0), or -1.
   auto only_consumer = [&](int i) {
@@ -278,15 +282,9 @@ int FuseReluClip(GraphDef* graph, const WeightMap& weights,
       list->set_s(list->s_size() - 1, "Relu6");
     }
     copy.set_name(graph->node(last).name());
-    KeepSet controls;
-    for (const std::string& in : copy.input()) {
-      if (IsControl(in)) controls.insert(in);
-    }
-    for (int i : {mi, last}) {
-      for (const std::string& in : graph->node(i).input()) {
-        if (IsControl(in) && controls.insert(in).second) copy.add_input(in);
-      }
-    }
+    KeepSet controls = ControlInputsOf(copy);
+    for (int i : {mi, last})
+      CopyControlInputs(graph->node(i), &copy, &controls);
     dead[ri] = true;
     if (last != mi) dead[mi] = true;
     *graph->mutable_node(last) = std::move(copy);
@@ -298,7 +296,7 @@ int FuseReluClip(GraphDef* graph, const WeightMap& weights,
 
 int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
   const auto uses = CountUses(*graph);
-  auto index = NodeIndex(*graph);
+  auto index = IndexByName(*graph);
   std::vector<bool> dead(graph->node_size(), false);
   std::vector<NodeDef> added;
   int fused = 0;
@@ -337,13 +335,8 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
       if (alpha == nullptr || !AllFinite(*alpha)) continue;
       NodeDef node = conv;
       node.set_name(act.name());
-      KeepSet controls;
-      for (const std::string& in : conv.input()) {
-        if (IsControl(in)) controls.insert(in);
-      }
-      for (const std::string& in : act.input()) {
-        if (IsControl(in) && controls.insert(in).second) node.add_input(in);
-      }
+      KeepSet controls = ControlInputsOf(conv);
+      CopyControlInputs(act, &node, &controls);
       dead[ci] = true;
       *graph->mutable_node(ai) = std::move(node);
       ++fused;
@@ -384,15 +377,9 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
       for (int64_t i = 0; i < alpha->num_elements(); ++i) {
         doubled->mutable_data<float>()[i] = 2.0f * alpha->data<float>()[i];
       }
-      alpha_name = absl::StrCat(act.name(), "/_prelu_alpha");
-      while (index.contains(alpha_name)) alpha_name += "_";
-      NodeDef& c = added.emplace_back();
-      c.set_name(alpha_name);
-      c.set_op("Const");
-      c.set_device(act.device());
-      (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-      (*weights)[alpha_name] = *std::move(doubled);
-      index[alpha_name] = -1;
+      alpha_name = AddWeightConst(absl::StrCat(act.name(), "/_prelu_alpha"),
+                                  act.device(), *std::move(doubled), &index,
+                                  weights, &added);
     }
     NodeDef node = conv;
     node.set_name(act.name());
@@ -401,11 +388,8 @@ int FuseConvPrelu(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
     for (int i = 0; i < data_inputs; ++i) node.add_input(conv.input(i));
     node.add_input(alpha_name);
     KeepSet controls;
-    for (const NodeDef* from : {&conv, &act}) {
-      for (const std::string& in : from->input()) {
-        if (IsControl(in) && controls.insert(in).second) node.add_input(in);
-      }
-    }
+    CopyControlInputs(conv, &node, &controls);
+    CopyControlInputs(act, &node, &controls);
     auto& attrs = *node.mutable_attr();
     attrs["fused_ops"].mutable_list()->add_s("Prelu");
     attrs["num_args"].set_i(residual ? 3 : 2);

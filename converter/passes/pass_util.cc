@@ -106,6 +106,28 @@ std::optional<std::vector<int64_t>> FloatConstDims(const NodeDef& n,
   return dims;
 }
 
+absl::flat_hash_map<std::string, int> IndexByName(const GraphDef& g) {
+  absl::flat_hash_map<std::string, int> index;
+  index.reserve(g.node_size());
+  for (int i = 0; i < g.node_size(); ++i) index[g.node(i).name()] = i;
+  return index;
+}
+
+absl::flat_hash_set<std::string> ControlInputsOf(const NodeDef& n) {
+  absl::flat_hash_set<std::string> controls;
+  for (const std::string& in : n.input()) {
+    if (IsControl(in)) controls.insert(in);
+  }
+  return controls;
+}
+
+void CopyControlInputs(const NodeDef& from, NodeDef* to,
+                       absl::flat_hash_set<std::string>* seen) {
+  for (const std::string& in : from.input()) {
+    if (IsControl(in) && seen->insert(in).second) to->add_input(in);
+  }
+}
+
 void DropDead(GraphDef* g, const std::vector<bool>& dead) {
   GraphDef kept_nodes;
   for (int i = 0; i < g->node_size(); ++i) {

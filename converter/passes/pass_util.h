@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "converter/graph.h"
@@ -74,6 +75,20 @@ std::optional<float> FloatScalarConstValue(const tensorflow::NodeDef& n,
 // A _FusedConv2D (or, with `depthwise_too`, FusedDepthwiseConv2dNative)
 // with fused_ops exactly [BiasAdd] and num_args 1, NHWC, float32.
 bool IsBiasedConv(const tensorflow::NodeDef& n, bool depthwise_too);
+
+// Index of every node by name. Owned strings, not views: the passes replace
+// NodeDefs (and so free their names) while they still look names up.
+absl::flat_hash_map<std::string, int> IndexByName(
+    const tensorflow::GraphDef& g);
+
+// The control inputs ("^x") of `n`.
+absl::flat_hash_set<std::string> ControlInputsOf(const tensorflow::NodeDef& n);
+
+// Appends the control inputs of `from` that are not in `seen` to `to` (and
+// to `seen`): a fused node keeps every control edge of the nodes it
+// replaces, once.
+void CopyControlInputs(const tensorflow::NodeDef& from, tensorflow::NodeDef* to,
+                       absl::flat_hash_set<std::string>* seen);
 
 // Rebuilds `g` without the nodes marked dead.
 void DropDead(tensorflow::GraphDef* g, const std::vector<bool>& dead);

@@ -142,9 +142,7 @@ int FuseConvBiasActivation(GraphDef* graph, const WeightMap& weights,
     node.add_input(bias_input);
     KeepSet controls;
     for (int idx : {ci, ai, last}) {
-      for (const std::string& in : graph->node(idx).input()) {
-        if (IsControl(in) && controls.insert(in).second) node.add_input(in);
-      }
+      CopyControlInputs(graph->node(idx), &node, &controls);
     }
     *node.mutable_attr() = conv.attr();
     auto& attrs = *node.mutable_attr();
@@ -372,9 +370,7 @@ int FuseAddActivation(GraphDef* graph, const KeepSet& keep) {
     node.add_input(add.input(1));
     KeepSet controls;
     for (int idx : {ai, ri}) {
-      for (const std::string& in : graph->node(idx).input()) {
-        if (IsControl(in) && controls.insert(in).second) node.add_input(in);
-      }
+      CopyControlInputs(graph->node(idx), &node, &controls);
     }
     *node.mutable_attr() = add.attr();
     (*node.mutable_attr())["_fused_activation"].set_s(act.op());

@@ -85,10 +85,10 @@
 //   on its last axis, becomes that convolution with fused_ops [BiasAdd,
 //   Prelu] / [BiasAdd, Add, Prelu] and the slope as its last input
 //   (num_args 2 / 3), named like the activation (facemesh, iris: the
-//   residual joins of their blocks). An _AbsPrelu without relu on a convolution whose last
-//   fused op is Relu / Relu6, with a finite alpha, is x itself (x >= 0) and
-//   is dropped (bit-identical but for x = +inf, where the graph has NaN).
-//   MobileFaceNet has 17 and 16 of these. Runs after FuseConvActivation.
+//   residual joins of their blocks). An _AbsPrelu without relu on a convolution
+//   whose last fused op is Relu / Relu6, with a finite alpha, is x itself (x >=
+//   0) and is dropped (bit-identical but for x = +inf, where the graph has
+//   NaN). MobileFaceNet has 17 and 16 of these. Runs after FuseConvActivation.
 // * FuseReluClip (conv_folding.cc): a Relu (the op, a conv's last fused op,
 //   or an Add's _fused_activation) whose only consumer is Minimum(., 6),
 //   optionally followed by Maximum(., 0) as that node's only consumer (float32

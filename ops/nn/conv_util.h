@@ -249,6 +249,17 @@ void PreluRows(const T* __restrict alpha, T* data, int64_t rows,
   }
 }
 
+// PreluRows with `args`'s slope: one for all, or one per channel.
+template <typename T>
+void PreluArgs(const EpilogueArgs<T>& args, T* data, int64_t rows,
+               int64_t channels) {
+  if (args.alpha_scalar) {
+    PreluRows<T, true>(args.alpha, data, 1, rows * channels);
+  } else {
+    PreluRows<T, false>(args.alpha, data, rows, channels);
+  }
+}
+
 }  // namespace internal
 
 // The PReLU of `args` (PrepareEpilogue: one slope, or one per channel) over
@@ -259,17 +270,15 @@ void PreluRows(const T* __restrict alpha, T* data, int64_t rows,
 template <typename T>
 absl::Status ApplyPrelu(const EpilogueArgs<T>& args, T* data, int64_t n,
                         int64_t channels, int64_t last_dim) {
-  if (args.alpha_scalar) {
-    internal::PreluRows<T, true>(args.alpha, data, 1, n);
-    return absl::OkStatus();
-  }
-  if (last_dim != channels) {
+  if (!args.alpha_scalar && last_dim != channels) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Prelu with ", channels,
         " slopes after a residual add whose output's last dimension is ",
         last_dim));
   }
-  internal::PreluRows<T, false>(args.alpha, data, n / channels, channels);
+  // One slope: any n (a broadcast addend may have changed the last dim).
+  if (args.alpha_scalar) channels = n;
+  internal::PreluArgs(args, data, n / channels, channels);
   return absl::OkStatus();
 }
 
@@ -305,11 +314,7 @@ void ApplyEpilogue(const FusedEpilogue& e, const EpilogueArgs<T>& args, T* data,
   }
   if (!has_mul && !has_add && e.prelu) {
     // [BiasAdd, Prelu] after a backend added the bias.
-    if (args.alpha_scalar) {
-      internal::PreluRows<T, true>(args.alpha, data, 1, rows * channels);
-    } else {
-      internal::PreluRows<T, false>(args.alpha, data, rows, channels);
-    }
+    internal::PreluArgs(args, data, rows, channels);
     return;
   }
   Eigen::Map<const Array> mul(args.mul, has_mul ? channels : 0);
