@@ -41,6 +41,9 @@ constexpr SmallLayer kLayers[] = {
     // EfficientNet-lite4 at 368x368 (efficientpose) depthwise layers.
     {184, 32, 32, 3, 1, true},   {184, 144, 144, 3, 2, true},
     {92, 192, 192, 3, 1, true},  {46, 336, 336, 5, 1, true},
+    // The hand skeleton model's and BlazePose's 5x5 depthwise layers.
+    {64, 64, 64, 5, 1, true},    {128, 32, 32, 5, 1, true},
+    {128, 24, 24, 3, 1, true},
 };
 constexpr int kNumLayers = sizeof(kLayers) / sizeof(kLayers[0]);
 

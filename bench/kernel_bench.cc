@@ -179,15 +179,15 @@ void BM_MobileNetV2Stack(benchmark::State& state) {
 BENCHMARK(BM_MobileNetV2Stack)->Unit(benchmark::kMillisecond);
 
 // BM_Pool/i: MaxPool / AvgPool (VALID, window = stride) on the shapes of
-// the corpus's age model (SSR-Net: 32 and 16 channels), in GB/s of input.
+// the corpus's age model (SSR-Net: 32 and 16 channels), antispoof's first
+// MaxPool (126x126x64) and BlazeFace's (128x128x24), in GB/s of input.
 struct PoolShape {
   const char* op;
   int64_t hw, c, k;
 };
-constexpr PoolShape kPoolShapes[] = {{"MaxPool", 62, 32, 2},
-                                     {"AvgPool", 62, 16, 2},
-                                     {"MaxPool", 14, 32, 4},
-                                     {"AvgPool", 8, 16, 8}};
+constexpr PoolShape kPoolShapes[] = {
+    {"MaxPool", 62, 32, 2}, {"AvgPool", 62, 16, 2},  {"MaxPool", 14, 32, 4},
+    {"AvgPool", 8, 16, 8},  {"MaxPool", 126, 64, 2}, {"MaxPool", 128, 24, 2}};
 
 void BM_Pool(benchmark::State& state) {
   const PoolShape& shape = kPoolShapes[state.range(0)];
@@ -218,7 +218,7 @@ void BM_Pool(benchmark::State& state) {
   state.SetLabel(absl::StrCat(shape.op, " ", shape.k, "x", shape.k, " ",
                               shape.hw, "x", shape.hw, "x", shape.c));
 }
-BENCHMARK(BM_Pool)->DenseRange(0, 3);
+BENCHMARK(BM_Pool)->DenseRange(0, 5);
 
 // BM_Activation/i: element-wise activations with a condition on facemesh's
 // first shape (96x96x16, values in [-1, 1): signs at random, as after a

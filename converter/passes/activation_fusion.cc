@@ -1,4 +1,4 @@
-// FuseHardSwish and FuseConvActivation (passes.h).
+// FuseHardSwish, FuseConvActivation and SwapMaxPoolActivation (passes.h).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -179,6 +179,44 @@ int FuseConvActivation(GraphDef* graph, const KeepSet& keep) {
   }
   if (fused > 0) DropDead(graph, dead);
   return fused;
+}
+
+int SwapMaxPoolActivation(GraphDef* graph, const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  // Names are not changed below, so the index's views stay valid.
+  const auto index = IndexByName(*graph);
+  int swapped = 0;
+  for (int ai = 0; ai < graph->node_size(); ++ai) {
+    const NodeDef& act = graph->node(ai);
+    if ((act.op() != "Relu" && act.op() != "Relu6") ||
+        NumDataInputs(act) != 1 || act.input_size() < 1 ||
+        IsControl(act.input(0)) || OutputIndexOf(act.input(0)) != 0 ||
+        !TypeIsOrAbsent(act, "T", tensorflow::DT_FLOAT)) {
+      continue;
+    }
+    auto pi = index.find(NameView(act.input(0)));
+    if (pi == index.end() || pi->second == ai) continue;
+    const NodeDef& pool = graph->node(pi->second);
+    auto u = uses.find(pool.name());
+    if (pool.op() != "MaxPool" || NumDataInputs(pool) != 1 ||
+        IsControl(pool.input(0)) ||
+        !TypeIsOrAbsent(pool, "T", tensorflow::DT_FLOAT) || u == uses.end() ||
+        u->second.data != 1 || u->second.control != 0 ||
+        keep.contains(pool.name())) {
+      continue;
+    }
+    // The pool's node becomes the activation of the pool's input, the
+    // activation's node the pool of that: each keeps its name, inputs and
+    // control inputs; only ops and attrs change places.
+    NodeDef* new_act = graph->mutable_node(pi->second);
+    NodeDef* new_pool = graph->mutable_node(ai);
+    std::string act_op = new_pool->op();
+    new_pool->set_op(new_act->op());
+    new_act->set_op(std::move(act_op));
+    new_pool->mutable_attr()->swap(*new_act->mutable_attr());
+    ++swapped;
+  }
+  return swapped;
 }
 
 }  // namespace passes

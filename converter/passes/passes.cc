@@ -491,6 +491,10 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   if (adds && (has({"_FusedConv2D"}) || stats.convs_fused > 0)) {
     stats.conv_adds_fused = FuseConvAdd(graph, keep);
   }
+  // Before FuseConvActivation, which then takes the Relu into the conv.
+  if (has({"MaxPool"}) && has({"Relu", "Relu6"})) {
+    stats.pool_activations_swapped = SwapMaxPoolActivation(graph, keep);
+  }
   // Last: FuseConvAdd wants convolutions whose fused_ops are [BiasAdd].
   if (has({"_FusedConv2D", "FusedDepthwiseConv2dNative"}) ||
       stats.convs_fused > 0) {

@@ -76,6 +76,16 @@
 //   kernel applies it to the output rows it just wrote (no separate output
 //   tensor and pass). Runs last, after FuseConvAdd has taken the residual
 //   joins.
+// * SwapMaxPoolActivation (activation_fusion.cc): a float32 MaxPool whose
+//   only consumer is Relu / Relu6 swaps places with it (MaxPool -> Relu
+//   becomes Relu -> MaxPool, each node keeping its name), so that
+//   FuseConvActivation, which runs next, takes the activation into the
+//   convolution before the pool (antispoof's and faceboxes' Keras
+//   Conv -> MaxPooling2D -> Activation blocks: one pass over the
+//   convolution's output instead of two). Exact: both activations are
+//   monotone, so the largest activated value of a window is the activated
+//   largest value (for NaN-free inputs; MaxPool skips NaNs, Relu keeps
+//   them).
 // * FuseConvPrelu (conv_folding.cc): a _FusedConv2D /
 //   FusedDepthwiseConv2dNative with fused_ops [BiasAdd] (or a _FusedConv2D
 //   with FuseConvAdd's [BiasAdd, Add]) whose only consumer is
@@ -126,13 +136,14 @@ struct PassStats {
   int pads_folded = 0;  // Pad nodes folded into convolutions
   int adds_fused = 0;   // Add + Relu / Relu6 pairs fused
   int abs_prelus_fused = 0;
-  int conv_adds_fused = 0;         // residual Add (+Relu / Relu6) into a conv
-  int transposes_sunk = 0;         // Transpose moves and cancellations
-  int hard_swishes_fused = 0;      // Mul/Mul/Relu6/Add into one _HardSwish
-  int conv_activations_fused = 0;  // activation into a biased conv
-  int conv_scales_folded = 0;      // Mul by a constant into a conv filter
-  int relu_clips_fused = 0;        // Relu + Minimum(6) (+ Maximum(0))
-  int conv_prelus_fused = 0;       // Prelu / _AbsPrelu into a biased conv
+  int conv_adds_fused = 0;           // residual Add (+Relu / Relu6) into a conv
+  int transposes_sunk = 0;           // Transpose moves and cancellations
+  int hard_swishes_fused = 0;        // Mul/Mul/Relu6/Add into one _HardSwish
+  int conv_activations_fused = 0;    // activation into a biased conv
+  int conv_scales_folded = 0;        // Mul by a constant into a conv filter
+  int relu_clips_fused = 0;          // Relu + Minimum(6) (+ Maximum(0))
+  int conv_prelus_fused = 0;         // Prelu / _AbsPrelu into a biased conv
+  int pool_activations_swapped = 0;  // MaxPool -> Relu as Relu -> MaxPool
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -158,6 +169,7 @@ int FuseAbsPrelu(tensorflow::GraphDef* graph, const WeightMap& weights,
 int FuseHardSwish(tensorflow::GraphDef* graph, const WeightMap& weights,
                   const KeepSet& keep);
 int FuseConvActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
+int SwapMaxPoolActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 
 // Runs every pass in order. Setting the environment variable
 // GRAPHRT_DISABLE_GRAPH_PASSES (non-empty, not "0") skips them all.

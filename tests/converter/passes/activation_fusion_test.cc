@@ -1,5 +1,6 @@
-// FuseHardSwish and FuseConvActivation (converter/passes/passes.h): what
-// they rewrite, what they leave, and that the values stay bit-identical.
+// FuseHardSwish, FuseConvActivation and SwapMaxPoolActivation
+// (converter/passes/passes.h): what they rewrite, what they leave, and that
+// the values stay bit-identical.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -223,6 +224,89 @@ TEST(FuseConvActivationTest, ChainsWithFuseHardSwishInOptimizeInferenceGraph) {
     EXPECT_EQ(CountOp(g, op), 0) << op;
   }
   const Tensor got = RunOnX(g, w, "out");
+  ASSERT_TRUE(got.valid() && want.valid());
+  EXPECT_TRUE(got.IdenticalTo(want));
+}
+
+// x -> _FusedConv2D [BiasAdd] -> MaxPool `pool_op` 2x2 / 1 (SAME) -> `act`
+// -> Neg (Keras' Conv2D -> MaxPooling2D -> Activation, as in antispoof).
+struct PooledConvGraph {
+  GraphDef g;
+  WeightMap w;
+  explicit PooledConvGraph(const std::string& act,
+                           const std::string& pool_op = "MaxPool") {
+    Add(&g, "x", "Placeholder", {});
+    MixedWeight(&g, &w, "filter", Shape({1, 1, 3, 4}));
+    MixedWeight(&g, &w, "bias", Shape({4}));
+    NodeDef* conv = Add(&g, "conv", "_FusedConv2D", {"x", "filter", "bias"});
+    ConvAttrs(conv);
+    (*conv->mutable_attr())["fused_ops"].mutable_list()->add_s("BiasAdd");
+    (*conv->mutable_attr())["num_args"].set_i(1);
+    NodeDef* pool = Add(&g, "pool", pool_op, {"conv"});
+    auto& a = *pool->mutable_attr();
+    for (int k : {1, 2, 2, 1}) a["ksize"].mutable_list()->add_i(k);
+    for (int i = 0; i < 4; ++i) a["strides"].mutable_list()->add_i(1);
+    a["padding"].set_s("SAME");
+    Add(&g, "act", act, {"pool"});
+    Add(&g, "out", "Neg", {"act"});
+  }
+};
+
+TEST(SwapMaxPoolActivationTest, MovesTheActivationBeforeThePool) {
+  for (const char* act : {"Relu", "Relu6"}) {
+    SCOPED_TRACE(act);
+    PooledConvGraph m(act);
+    const Tensor want = RunOnX(m.g, m.w, "out");
+    EXPECT_EQ(SwapMaxPoolActivation(&m.g, {}), 1);
+    const NodeDef* pool = Find(m.g, "act");
+    const NodeDef* relu = Find(m.g, "pool");
+    ASSERT_NE(pool, nullptr);
+    ASSERT_NE(relu, nullptr);
+    EXPECT_EQ(pool->op(), "MaxPool");
+    EXPECT_EQ(pool->input(0), "pool");
+    EXPECT_EQ(pool->attr().at("padding").s(), "SAME");
+    EXPECT_EQ(relu->op(), act);
+    EXPECT_EQ(relu->input(0), "conv");
+    EXPECT_EQ(relu->attr().count("ksize"), 0);
+    const Tensor got = RunOnX(m.g, m.w, "out");
+    ASSERT_TRUE(got.valid() && want.valid());
+    EXPECT_TRUE(got.IdenticalTo(want));
+  }
+}
+
+TEST(SwapMaxPoolActivationTest, LeavesOtherPoolsAndSharedOrKeptPools) {
+  {  // An average of activated values is not the activated average.
+    PooledConvGraph m("Relu", "AvgPool");
+    EXPECT_EQ(SwapMaxPoolActivation(&m.g, {}), 0);
+  }
+  {  // Not an activation that commutes with max.
+    PooledConvGraph m("Neg");
+    EXPECT_EQ(SwapMaxPoolActivation(&m.g, {}), 0);
+  }
+  {
+    PooledConvGraph m("Relu");
+    Add(&m.g, "other", "Neg", {"pool"});
+    EXPECT_EQ(SwapMaxPoolActivation(&m.g, {}), 0);
+  }
+  {
+    PooledConvGraph m("Relu");
+    EXPECT_EQ(SwapMaxPoolActivation(&m.g, {"pool"}), 0);
+  }
+}
+
+// In OptimizeInferenceGraph the swapped Relu then goes into the conv.
+TEST(SwapMaxPoolActivationTest, LetsTheConvTakeTheActivation) {
+  PooledConvGraph m("Relu");
+  const Tensor want = RunOnX(m.g, m.w, "out");
+  const PassStats stats = OptimizeInferenceGraph(&m.g, &m.w, {});
+  EXPECT_EQ(stats.pool_activations_swapped, 1);
+  EXPECT_EQ(stats.conv_activations_fused, 1);
+  EXPECT_EQ(CountOp(m.g, "Relu"), 0);
+  const NodeDef* fused = Find(m.g, "pool");
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->op(), "_FusedConv2D");
+  EXPECT_EQ(FusedOps(*fused), (std::vector<std::string>{"BiasAdd", "Relu"}));
+  const Tensor got = RunOnX(m.g, m.w, "out");
   ASSERT_TRUE(got.valid() && want.valid());
   EXPECT_TRUE(got.IdenticalTo(want));
 }
