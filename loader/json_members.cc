@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "loader/json_scan.h"
+
 namespace graphrt {
 namespace {
 
@@ -13,15 +15,21 @@ void SkipSpace(absl::string_view text, size_t* i) {
 
 // Past the string starting at text[*i] == '"'; false if it never closes.
 bool SkipString(absl::string_view text, size_t* i) {
-  for (++*i; *i < text.size(); ++*i) {
-    if (text[*i] == '\\') {
-      ++*i;
-    } else if (text[*i] == '"') {
-      ++*i;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const char* p = begin + *i + 1;
+  while (true) {
+    p = json_scan::FindQuoteOrEscape(p, end);
+    if (p >= end) {
+      *i = text.size();
+      return false;
+    }
+    if (*p == '"') {
+      *i = static_cast<size_t>(p - begin) + 1;
       return true;
     }
+    p += 2;  // the backslash and the character it escapes
   }
-  return false;
 }
 
 // Past one value starting at text[*i]: a string, a bracketed value

@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "google/protobuf/descriptor.h"
+#include "loader/json_scan.h"
 #include "proto/graph.pb.h"
 
 namespace graphrt {
@@ -187,12 +188,16 @@ class Reader {
     out->clear();
     while (true) {
       const char* run = p_;
+      // Printable ASCII in 16-byte steps; from a multi-byte UTF-8 sequence
+      // on, a byte at a time (and the run is validated).
+      p_ = json_scan::FindNonPlainAscii(p_, end_);
+      const bool ascii = p_ == end_ || static_cast<unsigned char>(*p_) < 0x80;
       while (p_ < end_ && *p_ != '"' && *p_ != '\\' &&
              static_cast<unsigned char>(*p_) >= 0x20) {
         ++p_;
       }
       absl::string_view raw(run, p_ - run);
-      if (!ValidUtf8(raw)) return false;
+      if (!ascii && !ValidUtf8(raw)) return false;
       out->append(raw.data(), raw.size());
       if (p_ == end_) return false;
       if (*p_ == '"') {

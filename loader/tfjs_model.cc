@@ -26,6 +26,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/util/json_util.h"
 #include "loader/json_members.h"
+#include "loader/json_scan.h"
 #include "loader/mapped_file.h"
 #include "loader/proto_json.h"
 #include "loader/weights_decoder.h"
@@ -425,17 +426,19 @@ constexpr int kMaxJsonDepth = 1000;
 // counting past `limit`.
 int JsonDepth(absl::string_view text, int limit) {
   int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size() && deepest <= limit; ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;  // skip the escaped character
-      } else if (c == '"') {
-        in_string = false;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end && deepest <= limit) {
+    const char c = *p++;
+    if (c == '"') {
+      // Past the string's contents (an escape skips the next character).
+      while (true) {
+        p = json_scan::FindQuoteOrEscape(p, end);
+        if (p >= end) return deepest;
+        if (*p == '"') break;
+        p += 2;
       }
-    } else if (c == '"') {
-      in_string = true;
+      ++p;
     } else if (c == '[' || c == '{') {
       deepest = std::max(deepest, ++depth);
     } else if (c == ']' || c == '}') {

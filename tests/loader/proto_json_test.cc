@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "loader/chunked/chunked_proto_writer.h"
@@ -235,6 +236,29 @@ TEST(ProtoJsonTest, DeclinesWhatItDoesNotReadExactly) {
     ExpectDeclinedOrSame(json);
     tensorflow::GraphDef fast;
     EXPECT_FALSE(ParseProtoJsonFast(json, &fast)) << json;
+  }
+}
+
+// Strings whose escape, multi-byte character, control character or bad
+// byte sits anywhere around the reader's 16-byte string steps.
+TEST(ProtoJsonTest, StringSpecialsAtEveryOffsetMatchProtobuf) {
+  const char* const valid[] = {
+      "\\\"", "\\n", "\\u00e9", "\xc3\xa9", "\xf0\x9f\x99\x82", "\\\\"};
+  const char* const invalid[] = {"\x01", "\xff", "\\ud800", "\xc3"};
+  for (int n = 0; n < 40; ++n) {
+    const std::string before(n, 'a'), after(n % 7, 'b');
+    for (const char* s : valid) {
+      ExpectSame(absl::StrCat(R"({"node": [{"name": ")", before, s, after,
+                              R"(", "op": "NoOp"}]})"),
+                 absl::StrCat(n, " ", s));
+    }
+    for (const char* s : invalid) {
+      const std::string json =
+          absl::StrCat(R"({"node": [{"name": ")", before, s, after, R"("}]})");
+      ExpectDeclinedOrSame(json);
+      tensorflow::GraphDef fast;
+      EXPECT_FALSE(ParseProtoJsonFast(json, &fast)) << n << " " << s;
+    }
   }
 }
 
