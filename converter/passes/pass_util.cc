@@ -1,5 +1,6 @@
 #include "converter/passes/pass_util.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "converter/tensor_proto.h"
@@ -104,6 +105,34 @@ std::optional<std::vector<int64_t>> FloatConstDims(const NodeDef& n,
     dims.push_back(d.size());
   }
   return dims;
+}
+
+bool HasEdge(const GraphDef& g,
+             std::initializer_list<absl::string_view> producers,
+             std::initializer_list<absl::string_view> consumers,
+             bool first_input_only) {
+  auto is_one_of = [](absl::string_view op,
+                      std::initializer_list<absl::string_view> ops) {
+    for (absl::string_view o : ops) {
+      if (op == o) return true;
+    }
+    return false;
+  };
+  absl::flat_hash_set<absl::string_view> names;
+  for (const NodeDef& n : g.node()) {
+    if (is_one_of(n.op(), producers)) names.insert(n.name());
+  }
+  if (names.empty()) return false;
+  for (const NodeDef& n : g.node()) {
+    if (!is_one_of(n.op(), consumers)) continue;
+    const int inputs =
+        first_input_only ? std::min(1, n.input_size()) : n.input_size();
+    for (int i = 0; i < inputs; ++i) {
+      const std::string& in = n.input(i);
+      if (!IsControl(in) && names.contains(NameView(in))) return true;
+    }
+  }
+  return false;
 }
 
 absl::flat_hash_map<std::string, int> IndexByName(const GraphDef& g) {

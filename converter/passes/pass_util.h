@@ -5,6 +5,7 @@
 #define GRAPHRT_CONVERTER_PASSES_PASS_UTIL_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ struct Uses {
 
 // Uses of every node that something reads, by node name.
 absl::flat_hash_map<std::string, Uses> CountUses(const tensorflow::GraphDef& g);
+
+// Whether a node whose op is one of `consumers` reads (through any data
+// input, or only input 0 with `first_input_only`) a node whose op is one of
+// `producers`. A pass's anchor is such an edge; this one scan, which hashes
+// only the producers' names, lets OptimizeInferenceGraph skip a pass that
+// cannot match before it indexes and counts the whole graph (half of all
+// pass time over the corpus went to passes that changed nothing).
+bool HasEdge(const tensorflow::GraphDef& g,
+             std::initializer_list<absl::string_view> producers,
+             std::initializer_list<absl::string_view> consumers,
+             bool first_input_only = false);
 
 int NumDataInputs(const tensorflow::NodeDef& n);
 

@@ -22,7 +22,25 @@ std::string NodeNameOf(const std::string& input) {
 }
 
 int RemoveIdentities(GraphDef* graph, const KeepSet& keep) {
-  if (HasV1ControlFlow(*graph)) return 0;
+  // TF.js graphs' Identity nodes are mostly their signature outputs (kept)
+  // or sinks: look for a removable one before counting the graph's uses.
+  absl::flat_hash_set<absl::string_view> candidates;
+  for (const NodeDef& n : graph->node()) {
+    if ((n.op() == "Identity" || n.op() == "StopGradient" ||
+         n.op() == "Snapshot") &&
+        n.input_size() == 1 && !IsControl(n.input(0)) &&
+        !keep.contains(n.name())) {
+      candidates.insert(n.name());
+    }
+  }
+  bool read = false;
+  for (const NodeDef& n : graph->node()) {
+    for (const std::string& in : n.input()) {
+      if (!IsControl(in) && candidates.contains(NameView(in))) read = true;
+    }
+    if (read) break;
+  }
+  if (!read || HasV1ControlFlow(*graph)) return 0;
   const auto uses = CountUses(*graph);
   absl::flat_hash_map<std::string, std::string> forward;  // name -> input
   std::vector<bool> dead(graph->node_size(), false);
@@ -465,17 +483,25 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
       has({"Identity", "StopGradient", "Snapshot"})) {
     stats.identities_removed = RemoveIdentities(graph, keep);
   }
-  if (has({"Conv2D", "DepthwiseConv2dNative"}) && has({"Mul"})) {
+  // Each gate below is a necessary condition of its pass's pattern (the
+  // ops the pass starts from, or an edge between them: HasEdge).
+  const std::initializer_list<absl::string_view> kRawConvs = {
+      "Conv2D", "DepthwiseConv2dNative"};
+  if (has(kRawConvs) && has({"Mul"}) && HasEdge(*graph, kRawConvs, {"Mul"})) {
     stats.conv_scales_folded = FoldConvScale(graph, weights_in, keep);
   }
-  if (has({"Conv2D", "DepthwiseConv2dNative"}) &&
-      has({"BiasAdd", "Add", "AddV2"})) {
+  if (has(kRawConvs) && has({"BiasAdd", "Add", "AddV2"}) &&
+      HasEdge(*graph, kRawConvs, {"BiasAdd", "Add", "AddV2"})) {
     stats.convs_fused = FuseConvBiasActivation(graph, weights, keep);
   }
   if (adds && has({"Abs"})) {
     stats.abs_prelus_fused = FuseAbsPrelu(graph, weights, keep);
   }
-  if (has({"Pad", "PadV2"})) {
+  if (has({"Pad"}) &&
+      HasEdge(*graph, {"Pad"},
+              {"Conv2D", "_FusedConv2D", "DepthwiseConv2dNative",
+               "FusedDepthwiseConv2dNative"},
+              /*first_input_only=*/true)) {
     stats.pads_folded = FoldPadIntoConv(graph, weights, keep);
   }
   // Before FuseAddActivation, which would fuse the pattern's Add + Relu6.
@@ -496,15 +522,20 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
     stats.pool_activations_swapped = SwapMaxPoolActivation(graph, keep);
   }
   // Last: FuseConvAdd wants convolutions whose fused_ops are [BiasAdd].
-  if (has({"_FusedConv2D", "FusedDepthwiseConv2dNative"}) ||
-      stats.convs_fused > 0) {
+  if (HasEdge(*graph, {"_FusedConv2D", "FusedDepthwiseConv2dNative"},
+              {"Relu", "Relu6", "LeakyRelu", "_HardSwish"},
+              /*first_input_only=*/true)) {
     stats.conv_activations_fused = FuseConvActivation(graph, keep);
   }
   if (has({"Prelu", "_AbsPrelu"}) || stats.abs_prelus_fused > 0) {
     stats.conv_prelus_fused = FuseConvPrelu(graph, weights_in, keep);
   }
   // Last: its Relus are fused into convolutions and Adds by now.
-  if (has({"Minimum"})) {
+  if (has({"Minimum"}) &&
+      HasEdge(*graph,
+              {"Relu", "_FusedConv2D", "FusedDepthwiseConv2dNative", "Add",
+               "AddV2"},
+              {"Minimum"})) {
     stats.relu_clips_fused = FuseReluClip(graph, weights, keep);
   }
   return stats;

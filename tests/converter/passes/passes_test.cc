@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "converter/graph.h"
+#include "converter/passes/pass_util.h"
 #include "proto/graph.pb.h"
 #include "runtime/tensor.h"
 #include "tests/converter/passes/pass_test_util.h"
@@ -37,6 +38,38 @@ struct ConvChain {
     Add(&g, "out", "Neg", {"relu"});
   }
 };
+
+// OptimizeInferenceGraph's gate: an edge from a producer op to a consumer
+// op (data inputs only; with first_input_only, input 0 only).
+TEST(HasEdgeTest, FindsProducerToConsumerEdges) {
+  GraphDef g;
+  Add(&g, "x", "Placeholder", {});
+  Add(&g, "pad", "Pad", {"x"});
+  Add(&g, "conv", "Conv2D", {"x", "pad"});
+  Add(&g, "relu", "Relu", {"conv:0", "^pad"});
+  EXPECT_TRUE(HasEdge(g, {"Conv2D"}, {"Relu"}));
+  EXPECT_TRUE(HasEdge(g, {"Pad", "Mul"}, {"Conv2D"}));
+  EXPECT_FALSE(HasEdge(g, {"Pad"}, {"Conv2D"}, /*first_input_only=*/true));
+  EXPECT_FALSE(HasEdge(g, {"Pad"}, {"Relu"}));  // a control input
+  EXPECT_FALSE(HasEdge(g, {"Relu"}, {"Conv2D"}));
+  EXPECT_FALSE(HasEdge(g, {"Mul"}, {"Relu"}));
+}
+
+// The pass only looks at the graph when an Identity it may remove is read.
+TEST(RemoveIdentitiesTest, RemovesReadIdentitiesOnly) {
+  GraphDef g;
+  Add(&g, "x", "Placeholder", {});
+  Add(&g, "id", "Identity", {"x"});
+  Add(&g, "neg", "Neg", {"id"});
+  Add(&g, "out", "Identity", {"neg"});         // a sink: stays
+  EXPECT_EQ(RemoveIdentities(&g, {"id"}), 0);  // kept
+  EXPECT_EQ(RemoveIdentities(&g, {}), 1);
+  EXPECT_EQ(Find(g, "id"), nullptr);
+  ASSERT_NE(Find(g, "neg"), nullptr);
+  EXPECT_EQ(Find(g, "neg")->input(0), "x");
+  EXPECT_NE(Find(g, "out"), nullptr);
+  EXPECT_EQ(RemoveIdentities(&g, {}), 0);
+}
 
 TEST(FuseConvBiasActivationTest, FusesConvAddRelu6) {
   for (const std::string op : {"AddV2", "Add", "BiasAdd", "AddV2-swapped"}) {
