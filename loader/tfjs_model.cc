@@ -39,6 +39,7 @@ namespace {
 // ordered_json keeps object keys in file order: signature input/output
 // order is the order of the keys in model.json.
 using Json = nlohmann::ordered_json;
+using tfjs_internal::WeightGroup;
 using tfjs_internal::WeightSpec;
 
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
@@ -264,11 +265,6 @@ absl::StatusOr<tensorflow::GraphDef> ParseGraph(const Json& j,
   return graph;
 }
 
-struct WeightGroup {
-  std::vector<std::string> paths;
-  std::vector<WeightSpec> weights;
-};
-
 absl::StatusOr<WeightSpec> ParseWeightSpec(const Json& j,
                                            const std::string& where) {
   if (!j.is_object()) return Invalid(where, "expected an object");
@@ -473,6 +469,7 @@ absl::StatusOr<Json> ParseJsonText(absl::string_view text) {
 struct FastSplit {
   std::optional<tensorflow::GraphDef> topology;
   std::optional<tensorflow::GraphDef> initializer;
+  std::optional<std::vector<WeightGroup>> manifest;  // manifest_json.h
   Json rest;
 };
 
@@ -482,15 +479,18 @@ bool TrySplitModelJson(absl::string_view text, FastSplit* out) {
   if (JsonDepth(text, kMaxJsonDepth) > kMaxJsonDepth) return false;
   std::optional<std::vector<JsonMember>> members = SplitTopLevelMembers(text);
   if (!members.has_value()) return false;
-  absl::string_view topology, initializer;
+  absl::string_view topology, initializer, manifest;
   std::string rest = "{";
   for (const JsonMember& m : *members) {
     // A later duplicate key wins, as in nlohmann's parse.
     const bool object = !m.value.empty() && m.value.front() == '{';
+    const bool array = !m.value.empty() && m.value.front() == '[';
     if (m.key == "modelTopology" && object) {
       topology = m.value;
     } else if (m.key == "modelInitializer" && object) {
       initializer = m.value;
+    } else if (m.key == "weightsManifest" && array) {
+      manifest = m.value;
     } else {
       if (rest.size() > 1) rest += ',';
       absl::StrAppend(&rest, "\"", m.key, "\":", m.value);
@@ -508,6 +508,10 @@ bool TrySplitModelJson(absl::string_view text, FastSplit* out) {
     auto graph = ParseGraphDefJson(initializer);
     if (!graph.ok()) return false;
     out->initializer = std::move(*graph);
+  }
+  if (!manifest.empty()) {
+    out->manifest = tfjs_internal::ParseManifestFast(manifest);
+    if (!out->manifest.has_value()) return false;
   }
   return true;
 }
@@ -629,8 +633,11 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
     }
   }
 
-  if (Has(root, "weightsManifest")) {
-    auto groups = ParseManifest(root["weightsManifest"]);
+  if (fast.manifest.has_value() || Has(root, "weightsManifest")) {
+    absl::StatusOr<std::vector<WeightGroup>> groups =
+        fast.manifest.has_value() ? absl::StatusOr<std::vector<WeightGroup>>(
+                                        std::move(*fast.manifest))
+                                  : ParseManifest(root["weightsManifest"]);
     if (!groups.ok()) return WithContext(groups.status(), file);
     for (size_t g = 0; g < groups->size(); ++g) {
       const WeightGroup& group = (*groups)[g];
@@ -646,6 +653,16 @@ absl::StatusOr<TfjsModel> LoadImpl(const std::string& path,
 }
 
 }  // namespace
+
+namespace tfjs_internal {
+
+absl::StatusOr<std::vector<WeightGroup>> ParseManifestSlow(
+    absl::string_view json) {
+  GRAPHRT_ASSIGN_OR_RETURN(Json j, ParseJsonText(json));
+  return ParseManifest(j);
+}
+
+}  // namespace tfjs_internal
 
 absl::StatusOr<tensorflow::GraphDef> ParseGraphDefJson(absl::string_view json) {
   tensorflow::GraphDef graph;

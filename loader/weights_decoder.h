@@ -27,22 +27,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "loader/manifest_json.h"
 #include "loader/tfjs_model.h"
 #include "runtime/tensor.h"
 
 namespace graphrt {
 namespace tfjs_internal {
-
-// One weightsManifest entry, as written (validated by DecodeWeightGroup).
-struct WeightSpec {
-  std::string name;
-  std::vector<int64_t> dims;
-  std::string dtype;  // manifest dtype: "float32", "int32", ...
-  // quantization.dtype ("uint8", "uint16", "float16"); empty if none.
-  std::string quantization;
-  std::optional<double> min;    // quantization.min when numeric
-  std::optional<double> scale;  // quantization.scale when numeric
-};
 
 // Decodes every entry of `specs` from `data` and appends (name, tensor) to
 // `out` in manifest order; adds each entry to `stats`. Checks dtypes,
