@@ -509,12 +509,14 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
     stats.hard_swishes_fused = FuseHardSwish(graph, weights, keep);
   }
   // After FuseAbsPrelu, whose Add(Relu(x), ...) this must not take apart.
-  if (adds && has({"Relu", "Relu6"})) {
+  if (adds && has({"Relu", "Relu6"}) &&
+      HasEdge(*graph, {"Add", "AddV2"}, {"Relu", "Relu6"},
+              /*first_input_only=*/true)) {
     stats.adds_fused = FuseAddActivation(graph, keep);
   }
   // After FuseAddActivation: takes its Add(+Relu) whole into the conv.
   // (_FusedConv2D may be new since the scan above.)
-  if (adds && (has({"_FusedConv2D"}) || stats.convs_fused > 0)) {
+  if (adds && HasEdge(*graph, {"_FusedConv2D"}, {"Add", "AddV2"})) {
     stats.conv_adds_fused = FuseConvAdd(graph, keep);
   }
   // Before FuseConvActivation, which then takes the Relu into the conv.
