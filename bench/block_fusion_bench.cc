@@ -40,6 +40,14 @@ namespace {
 
 constexpr int kSets = 4;
 
+// A float32 tensor of `shape` with values uniform in [-scale, scale).
+Tensor RandomTensor(const Shape& shape, float scale, std::mt19937* rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Tensor t = *Tensor::Allocate(DType::kFloat32, shape);
+  for (float& v : t.mutable_span<float>()) v = dist(*rng) * scale;
+  return t;
+}
+
 void BM_Block(benchmark::State& state) {
   const int64_t hw = state.range(0), c = state.range(1);
   const int mode = static_cast<int>(state.range(2));
@@ -54,11 +62,8 @@ void BM_Block(benchmark::State& state) {
   pw.in_channels = pw.out_channels = c;
   pw.out_min = 0.0f;
   std::mt19937 rng(1);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   auto random = [&](const Shape& shape) {
-    Tensor t = *Tensor::Allocate(DType::kFloat32, shape);
-    for (float& v : t.mutable_span<float>()) v = dist(rng);
-    return t;
+    return RandomTensor(shape, 1.0f, &rng);
   };
   const Tensor fdw = random(Shape({k, k, c, 1}));
   const Tensor fpw = random(Shape({1, 1, c, c}));
@@ -160,11 +165,8 @@ void BM_Inverted(benchmark::State& state) {
   pj.in_channels = e;
   pj.out_channels = c;
   std::mt19937 rng(1);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   auto random = [&](const Shape& shape) {
-    Tensor t = *Tensor::Allocate(DType::kFloat32, shape);
-    for (float& v : t.mutable_span<float>()) v = dist(rng) * 0.2f;
-    return t;
+    return RandomTensor(shape, 0.2f, &rng);
   };
   const Tensor fex = random(Shape({1, 1, c, e}));
   const Tensor fdw = random(Shape({k, k, e, 1}));

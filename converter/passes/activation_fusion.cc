@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "converter/passes/pass_util.h"
 #include "converter/passes/passes.h"
 #include "ops/math/activation_fns.h"
@@ -185,19 +184,10 @@ int FuseConvActivation(GraphDef* graph, const KeepSet& keep) {
 int SwapMaxPoolActivation(GraphDef* graph, const KeepSet& keep) {
   // Most graphs with both ops have no such pair: look for one before
   // indexing the whole graph.
-  absl::flat_hash_set<absl::string_view> pools;
-  for (const NodeDef& n : graph->node()) {
-    if (n.op() == "MaxPool") pools.insert(n.name());
+  if (!HasEdge(*graph, {"MaxPool"}, {"Relu", "Relu6"},
+               /*first_input_only=*/true)) {
+    return 0;
   }
-  bool any = false;
-  for (const NodeDef& n : graph->node()) {
-    if ((n.op() == "Relu" || n.op() == "Relu6") && n.input_size() > 0 &&
-        pools.contains(NameView(n.input(0)))) {
-      any = true;
-      break;
-    }
-  }
-  if (!any) return 0;
   const auto uses = CountUses(*graph);
   // Names are not changed below, so the index's views stay valid.
   const auto index = IndexByName(*graph);
