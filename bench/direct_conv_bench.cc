@@ -44,6 +44,13 @@ constexpr SmallLayer kLayers[] = {
     // The hand skeleton model's and BlazePose's 5x5 depthwise layers.
     {64, 64, 64, 5, 1, true},    {128, 32, 32, 5, 1, true},
     {128, 24, 24, 3, 1, true},
+    // Depthwise layers above the default bound in the median models
+    // (handlandmark-lite, selfie, mobilefacenet).
+    {56, 96, 96, 5, 2, true},    {112, 64, 64, 3, 2, true},
+    {112, 24, 24, 3, 1, true},   {56, 96, 96, 3, 1, true},
+    {128, 16, 16, 3, 1, true},   {128, 16, 16, 3, 2, true},
+    {64, 72, 72, 3, 2, true},    {56, 128, 128, 3, 2, true},
+    {28, 256, 256, 3, 2, true},  {56, 64, 64, 3, 1, true},
 };
 constexpr int kNumLayers = sizeof(kLayers) / sizeof(kLayers[0]);
 

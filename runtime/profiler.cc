@@ -51,6 +51,21 @@ double Profiler::EstimateFlops(const std::string& op,
     return IsConv(op) ? 2 * out_elements * taps * f.dim(2)
                       : 2 * out_elements * taps;
   }
+  if (op == "_FusedDepthwiseBlock") {
+    // Inputs x, [expand filter [1, 1, c, e], bias], depthwise filter
+    // [k, k, e, 1], bias, project filter [1, 1, e, co], ...
+    if (inputs.size() < 5 || inputs[1]->rank() != 4) return 0;
+    const bool expand = inputs[1]->dim(0) == 1;
+    const Tensor& dw = *inputs[expand ? 3 : 1];
+    if (dw.rank() != 4 || out.rank() != 4 || out.dim(3) == 0) return 0;
+    const double e = static_cast<double>(dw.dim(2));
+    const double pixels = out_elements / out.dim(3);
+    const double in_pixels =
+        static_cast<double>(inputs[0]->num_elements()) /
+        std::max<int64_t>(1, inputs[0]->rank() == 4 ? inputs[0]->dim(3) : 1);
+    return (expand ? 2 * in_pixels * inputs[1]->dim(2) * e : 0) +
+           2 * pixels * e * dw.dim(0) * dw.dim(1) + 2 * out_elements * e;
+  }
   if (op == "Conv2DBackpropInput") {
     if (inputs.size() < 3 || inputs[1]->rank() != 4) return 0;
     const Tensor& f = *inputs[1];  // [kh, kw, in, out]

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -539,6 +540,17 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
                "AddV2"},
               {"Minimum"})) {
     stats.relu_clips_fused = FuseReluClip(graph, weights, keep);
+  }
+  // Last: it takes whole conv chains, with their activations and residuals.
+  if (has({"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"}) &&
+      HasEdge(*graph, {"DepthwiseConv2dNative", "FusedDepthwiseConv2dNative"},
+              {"Conv2D", "_FusedConv2D"}, /*first_input_only=*/true)) {
+    const char* scope = std::getenv("GRAPHRT_FUSE_DEPTHWISE_BLOCKS");
+    const std::string_view v = scope == nullptr ? "" : scope;
+    if (v != "0") {
+      stats.depthwise_blocks_fused =
+          FuseDepthwiseBlocks(graph, weights, keep, v != "all");
+    }
   }
   return stats;
 }

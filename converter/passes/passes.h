@@ -105,7 +105,25 @@
 //   one-value constants, 6 and 0 exactly; Keras' ReLU(max_value=6) spelled
 //   with clip_by_value), becomes the same producer with Relu6 in its place,
 //   named like the last node: two passes over the output fewer per layer
-//   (faceres: 27 of each). Runs last.
+//   (faceres: 27 of each). Runs after the fusions above.
+// * FuseDepthwiseBlocks (block_fusion.cc): Conv2D / _FusedConv2D (1x1,
+//   stride 1, fused_ops none, [BiasAdd], [BiasAdd, Add] with FuseConvAdd's
+//   residual, either optionally with Relu / Relu6; a Const filter of at most
+//   48k values) whose input 0 is a DepthwiseConv2dNative or a
+//   FusedDepthwiseConv2dNative ([BiasAdd(, Relu|Relu6)]; 3x3 or 5x5, stride 1
+//   or 2, undilated, Const filter) read by
+//   nothing else, itself optionally reading such a pointwise _FusedConv2D
+//   without residual (the expand stage) read by nothing else, becomes one
+//   _FusedDepthwiseBlock named like the last node (ops/nn/depthwise_block.h:
+//   the block runs a band of rows at a time and its inner tensors never
+//   exist whole). Values: those of the unfused nodes on graphrt's direct
+//   kernel (oneDNN, which large unfused layers run on, sums in another
+//   order). OptimizeInferenceGraph fuses only chains with an expand stage
+//   (inverted residuals): BlazeFace's blocks without one ran 10% slower
+//   fused, as the direct kernel's 1x1 and depthwise paths are slower than
+//   oneDNN's on 128x128 layers (bench/RESULTS.md). GRAPHRT_FUSE_DEPTHWISE_
+//   BLOCKS=0 turns the pass off, =all fuses chains without expand too.
+//   Runs last.
 //
 // All but FoldConvScale are exact (same values as the unfused graph up to float
 // rounding of the same operations) and conservative: a node is only removed
@@ -144,6 +162,7 @@ struct PassStats {
   int relu_clips_fused = 0;          // Relu + Minimum(6) (+ Maximum(0))
   int conv_prelus_fused = 0;         // Prelu / _AbsPrelu into a biased conv
   int pool_activations_swapped = 0;  // MaxPool -> Relu as Relu -> MaxPool
+  int depthwise_blocks_fused = 0;    // [1x1 ->] depthwise -> 1x1 chains
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -170,6 +189,10 @@ int FuseHardSwish(tensorflow::GraphDef* graph, const WeightMap& weights,
                   const KeepSet& keep);
 int FuseConvActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 int SwapMaxPoolActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
+// `expand_only`: only chains with an expand stage (the default of
+// OptimizeInferenceGraph: BlazeBlocks without one ran 10% slower fused).
+int FuseDepthwiseBlocks(tensorflow::GraphDef* graph, const WeightMap& weights,
+                        const KeepSet& keep, bool expand_only = true);
 
 // Runs every pass in order. Setting the environment variable
 // GRAPHRT_DISABLE_GRAPH_PASSES (non-empty, not "0") skips them all.

@@ -1,4 +1,5 @@
 #include "ops/builtin_ops.h"
+#include "ops/nn/depthwise_block.h"
 #include "ops/nn/nn_ops.h"
 
 namespace graphrt {
@@ -7,6 +8,7 @@ void RegisterNnOps(OpRegistry& r) {
   RegisterConv(r);
   RegisterConvBackprop(r);
   RegisterDepthwiseConv(r);
+  RegisterDepthwiseBlock(r);
   RegisterPooling(r);
   RegisterResize(r);
   RegisterImageTransform(r);

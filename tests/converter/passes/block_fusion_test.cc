@@ -1,0 +1,280 @@
+// FuseDepthwiseBlocks (converter/passes/passes.h) and the
+// _FusedDepthwiseBlock kernel it builds (ops/nn/depthwise_block.h): which
+// chains it takes and leaves, and that the fused block computes the
+// unfused graph's values (both run graphrt's direct kernel at these sizes:
+// equal up to an ulp where a pixel falls in a tile tail of another length),
+// and the same bits at any thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "converter/graph.h"
+#include "converter/passes/passes.h"
+#include "oneapi/tbb/task_arena.h"
+#include "ops/builtin_ops.h"
+#include "proto/graph.pb.h"
+#include "runtime/executor.h"
+#include "runtime/parallel.h"
+#include "runtime/tensor.h"
+#include "tests/converter/passes/pass_test_util.h"
+
+namespace graphrt::passes {
+namespace {
+
+using namespace ::graphrt::passes::test_util;  // NOLINT: test helpers
+
+// A float32 Const weight of `shape` with small values of both signs.
+void Weight(GraphDef* g, WeightMap* w, const std::string& name,
+            const Shape& shape, int seed) {
+  ConstWeight(g, w, name, shape);
+  float* v = (*w)[name].mutable_data<float>();
+  for (int64_t i = 0; i < (*w)[name].num_elements(); ++i) {
+    v[i] = 0.05f * static_cast<float>((i * 7 + seed * 13) % 23 - 11);
+  }
+}
+
+struct BlockParams {
+  int64_t k = 3;
+  int64_t stride = 1;
+  std::string padding = "SAME";  // or VALID / EXPLICIT (1, 2 rows and cols)
+  bool expand = true;
+  bool dw_bias = true;            // FusedDepthwiseConv2dNative, else plain
+  std::string project = "Add";    // "Add" (residual), "Bias", "Relu6", "Plain"
+  int64_t c = 8, e = 20, co = 8;  // co == c for the residual
+};
+
+// out = Neg(project(depthwise(expand(x)))) (+ x for a residual).
+struct BlockGraph {
+  GraphDef g;
+  WeightMap w;
+  explicit BlockGraph(const BlockParams& p) {
+    Add(&g, "x", "Placeholder", {});
+    std::string dw_in = "x";
+    if (p.expand) {
+      Weight(&g, &w, "ef", Shape({1, 1, p.c, p.e}), 1);
+      Weight(&g, &w, "eb", Shape({p.e}), 2);
+      NodeDef* ex = Add(&g, "expand", "_FusedConv2D", {"x", "ef", "eb"});
+      ConvAttrs(ex);
+      auto* ops = (*ex->mutable_attr())["fused_ops"].mutable_list();
+      ops->add_s("BiasAdd");
+      ops->add_s("Relu6");
+      (*ex->mutable_attr())["num_args"].set_i(1);
+      dw_in = "expand";
+    }
+    Weight(&g, &w, "df", Shape({p.k, p.k, p.e, 1}), 3);
+    NodeDef* dw;
+    if (p.dw_bias) {
+      Weight(&g, &w, "db", Shape({p.e}), 4);
+      dw = Add(&g, "dw", "FusedDepthwiseConv2dNative", {dw_in, "df", "db"});
+      auto* ops = (*dw->mutable_attr())["fused_ops"].mutable_list();
+      ops->add_s("BiasAdd");
+      ops->add_s("Relu");
+      (*dw->mutable_attr())["num_args"].set_i(1);
+    } else {
+      dw = Add(&g, "dw", "DepthwiseConv2dNative", {dw_in, "df"});
+    }
+    auto& a = *dw->mutable_attr();
+    for (int64_t s : {int64_t{1}, p.stride, p.stride, int64_t{1}}) {
+      a["strides"].mutable_list()->add_i(s);
+    }
+    a["padding"].set_s(p.padding);
+    if (p.padding == "EXPLICIT") {
+      for (int64_t v : {0, 0, 1, 2, 2, 1, 0, 0}) {
+        a["explicit_paddings"].mutable_list()->add_i(v);
+      }
+    }
+    Weight(&g, &w, "pf", Shape({1, 1, p.e, p.co}), 5);
+    NodeDef* pj;
+    if (p.project == "Plain") {
+      pj = Add(&g, "project", "Conv2D", {"dw", "pf"});
+    } else {
+      Weight(&g, &w, "pb", Shape({p.co}), 6);
+      std::vector<std::string> in = {"dw", "pf", "pb"};
+      if (p.project == "Add") in.push_back("x");
+      pj = Add(&g, "project", "_FusedConv2D", in);
+      auto* ops = (*pj->mutable_attr())["fused_ops"].mutable_list();
+      ops->add_s("BiasAdd");
+      if (p.project == "Add") ops->add_s("Add");
+      if (p.project == "Relu6") ops->add_s("Relu6");
+      (*pj->mutable_attr())["num_args"].set_i(p.project == "Add" ? 2 : 1);
+    }
+    ConvAttrs(pj);
+    Add(&g, "out", "Neg", {"project"});
+  }
+};
+
+// x = [2, h, w, c] of varied values (both signs, some beyond Relu6's 6).
+Tensor Input(int64_t h, int64_t w, int64_t c) {
+  Tensor x = *Tensor::Allocate(DType::kFloat32, Shape({2, h, w, c}));
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    x.mutable_data<float>()[i] = 0.37f * static_cast<float>((i * 31) % 41 - 20);
+  }
+  return x;
+}
+
+Tensor RunGraph(const GraphDef& g, const WeightMap& w, const Tensor& x) {
+  auto graph = Graph::Build(g, w, BuiltinOps(), "test");
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  if (!graph.ok()) return Tensor();
+  ResourceManager resources;
+  Executor exec(graph->get(), &resources, nullptr);
+  auto out = exec.Run({{*(*graph)->ResolveTensor("x"), x}},
+                      {*(*graph)->ResolveTensor("out")});
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? (*out)[0] : Tensor();
+}
+
+void ExpectFusedMatches(const BlockParams& p, int64_t h, int64_t w) {
+  BlockGraph m(p);
+  const Tensor x = Input(h, w, p.c);
+  Tensor want;
+  {
+    ScopedSequential sequential;
+    want = RunGraph(m.g, m.w, x);
+  }
+  ASSERT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}, /*expand_only=*/false), 1);
+  const NodeDef* block = Find(m.g, "project");
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(block->op(), "_FusedDepthwiseBlock");
+  EXPECT_EQ(Find(m.g, "dw"), nullptr);
+  EXPECT_EQ(Find(m.g, "expand"), nullptr);
+  Tensor got;
+  {
+    ScopedSequential sequential;
+    got = RunGraph(m.g, m.w, x);
+  }
+  ASSERT_TRUE(want.valid() && got.valid());
+  ASSERT_EQ(got.shape(), want.shape());
+  // The unfused graph's values up to an ulp where tile tails differ.
+  int64_t differ = 0;
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const float a = got.data<float>()[i], b = want.data<float>()[i];
+    differ += a != b;
+    EXPECT_NEAR(a, b, 4e-7f * (1 + std::fabs(b))) << i;
+  }
+  EXPECT_LE(differ, want.num_elements() / 100);
+  // Stripes on several threads: the sequential Run's bits.
+  Tensor threaded;
+  oneapi::tbb::task_arena arena(4);
+  ExecuteInArena(arena, [&] { threaded = RunGraph(m.g, m.w, x); });
+  ASSERT_TRUE(threaded.valid());
+  EXPECT_TRUE(threaded.IdenticalTo(got));
+}
+
+TEST(FuseDepthwiseBlocksTest, MatchesTheUnfusedChain) {
+  for (int64_t k : {3, 5}) {
+    for (int64_t stride : {1, 2}) {
+      for (const char* padding : {"SAME", "VALID", "EXPLICIT"}) {
+        BlockParams p;
+        p.k = k;
+        p.stride = stride;
+        p.padding = padding;
+        // A residual only where the shapes allow it.
+        p.project =
+            stride == 1 && std::string(padding) == "SAME" ? "Add" : "Bias";
+        SCOPED_TRACE(testing::Message()
+                     << k << "x" << k << " /" << stride << " " << padding);
+        // Tall enough for several bands and stripes (the ring's reuse), a
+        // width not a multiple of any tile.
+        ExpectFusedMatches(p, 61, 13);
+      }
+    }
+  }
+}
+
+TEST(FuseDepthwiseBlocksTest, MatchesEveryStageForm) {
+  for (const char* project : {"Add", "Bias", "Relu6", "Plain"}) {
+    for (bool expand : {true, false}) {
+      for (bool dw_bias : {true, false}) {
+        BlockParams p;
+        p.project = project;
+        p.expand = expand;
+        p.dw_bias = dw_bias;
+        if (!expand) p.c = p.e;
+        if (std::string(project) == "Add") p.co = p.c;
+        SCOPED_TRACE(testing::Message() << project << " expand " << expand
+                                        << " dw_bias " << dw_bias);
+        ExpectFusedMatches(p, 23, 9);
+      }
+    }
+  }
+}
+
+TEST(FuseDepthwiseBlocksTest, ExpandOnlyLeavesBlocksWithoutExpand) {
+  BlockParams p;
+  p.expand = false;
+  p.c = p.co = p.e;
+  BlockGraph m(p);
+  EXPECT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}), 0);
+  p.expand = true;
+  p.c = p.co = 8;
+  BlockGraph with(p);
+  EXPECT_EQ(FuseDepthwiseBlocks(&with.g, with.w, {}), 1);
+}
+
+TEST(FuseDepthwiseBlocksTest, LeavesSharedKeptOrUnsupportedChains) {
+  {
+    // The depthwise output has a second reader.
+    BlockGraph m({});
+    Add(&m.g, "other", "Neg", {"dw"});
+    EXPECT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}), 0);
+  }
+  {
+    // The expanded tensor has a second reader: fused without expand only.
+    BlockGraph m({});
+    Add(&m.g, "other", "Neg", {"expand"});
+    EXPECT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}), 0);
+    EXPECT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}, /*expand_only=*/false), 1);
+    EXPECT_NE(Find(m.g, "expand"), nullptr);
+  }
+  {
+    BlockGraph m({});
+    EXPECT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {"dw"}), 0);
+  }
+  {
+    BlockParams p;
+    p.k = 7;
+    BlockGraph m(p);
+    EXPECT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}), 0);
+  }
+  {
+    BlockGraph m({});
+    for (NodeDef& n : *m.g.mutable_node()) {
+      if (n.name() == "dw") {
+        auto& l = *(*n.mutable_attr())["dilations"].mutable_list();
+        for (int64_t v : {1, 2, 2, 1}) l.add_i(v);
+      }
+    }
+    EXPECT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}), 0);
+  }
+  {
+    // A 1x1 filter above the direct kernel's bound stays unfused.
+    BlockParams p;
+    p.e = 1024;
+    p.c = p.co = 64;
+    BlockGraph m(p);
+    EXPECT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}), 0);
+  }
+}
+
+TEST(FuseDepthwiseBlocksTest, RunsInOptimizeInferenceGraph) {
+  BlockGraph m({});
+  const Tensor x = Input(17, 11, 8);
+  const Tensor want = RunGraph(m.g, m.w, x);
+  const PassStats stats = OptimizeInferenceGraph(&m.g, &m.w, {"x", "out"});
+  EXPECT_EQ(stats.depthwise_blocks_fused, 1);
+  EXPECT_EQ(CountOp(m.g, "_FusedDepthwiseBlock"), 1);
+  const Tensor got = RunGraph(m.g, m.w, x);
+  ASSERT_TRUE(got.valid() && want.valid());
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const float b = want.data<float>()[i];
+    EXPECT_NEAR(got.data<float>()[i], b, 4e-7f * (1 + std::fabs(b))) << i;
+  }
+}
+
+}  // namespace
+}  // namespace graphrt::passes
