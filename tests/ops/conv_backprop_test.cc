@@ -50,7 +50,8 @@ TEST(Conv2DBackpropInputTest, AdjointOfConv2D) {
         nchw ? std::vector<int64_t>{0, 0, 0, 0, pt, pb, pl, pr}
              : std::vector<int64_t>{0, 0, pt, pb, pl, pr, 0, 0};
     auto configure = [&](OpTest& t) {
-      t.Attr("strides", strides).Attr("dilations", dil)
+      t.Attr("strides", strides)
+          .Attr("dilations", dil)
           .Attr("padding", padding)
           .Attr("data_format", nchw ? "NCHW" : "NHWC");
       if (padding == std::string("EXPLICIT")) {
@@ -63,7 +64,8 @@ TEST(Conv2DBackpropInputTest, AdjointOfConv2D) {
     auto f = Random(kh * kw * cin * cout, &rng);
     OpTest conv("Conv2D");
     configure(conv);
-    auto y = conv.Run({T_<float>(xshape, x), T_<float>({kh, kw, cin, cout}, f)});
+    auto y =
+        conv.Run({T_<float>(xshape, x), T_<float>({kh, kw, cin, cout}, f)});
     if (!y.ok()) continue;  // negative output size
     const Tensor& yt = (*y)[0];
     auto dy = Random(yt.num_elements(), &rng);
@@ -73,8 +75,7 @@ TEST(Conv2DBackpropInputTest, AdjointOfConv2D) {
     configure(bp);
     std::vector<int32_t> sizes(xshape.begin(), xshape.end());
     auto dx = bp.Run({T_<int32_t>({4}, sizes),
-                      T_<float>({kh, kw, cin, cout}, f),
-                      T_<float>(ydims, dy)});
+                      T_<float>({kh, kw, cin, cout}, f), T_<float>(ydims, dy)});
     ASSERT_TRUE(dx.ok()) << dx.status();
     ASSERT_EQ((*dx)[0].shape(), Shape(absl::MakeConstSpan(xshape)));
     double lhs = 0, rhs = 0;
@@ -91,14 +92,16 @@ TEST(Conv2DBackpropInputTest, AdjointOfConv2D) {
 // float32 (oneDNN's transposed convolution when it takes the geometry)
 // against float64 (the portable GEMM + col2im), element by element, on the
 // corpus's upsampling shapes: 2x2/2 (selfie), 4x4/2 SAME (efficientpose),
-// 3x3/2 SAME (a trailing pad row), with more than 16 channels.
+// 3x3/2 SAME (a trailing pad row), with more than 16 channels; 2x2/2 to 1
+// or 2 channels (selfie's and meet's layers, the pixel-shuffle path).
 TEST(Conv2DBackpropInputTest, Float32MatchesFloat64) {
   std::mt19937 rng(3);
   struct Case {
     int64_t k, h, cin, cout;
   };
-  for (const Case& c : {Case{2, 16, 16, 1}, Case{4, 12, 16, 16},
-                        Case{3, 11, 24, 20}, Case{2, 8, 3, 40}}) {
+  for (const Case& c :
+       {Case{2, 16, 16, 1}, Case{4, 12, 16, 16}, Case{3, 11, 24, 20},
+        Case{2, 8, 3, 40}, Case{2, 16, 1, 16}, Case{2, 12, 2, 16}}) {
     const int64_t oh = (c.h + 1) / 2;  // SAME, stride 2
     auto f = Random(c.k * c.k * c.cin * c.cout, &rng);
     auto dy = Random(2 * oh * oh * c.cout, &rng);
@@ -107,13 +110,12 @@ TEST(Conv2DBackpropInputTest, Float32MatchesFloat64) {
       OpTest t("Conv2DBackpropInput");
       t.Attr("strides", std::vector<int64_t>{1, 2, 2, 1})
           .Attr("padding", "SAME");
-      auto r = t.Run({T_<int32_t>({4}, {2, static_cast<int32_t>(c.h),
-                                        static_cast<int32_t>(c.h),
-                                        static_cast<int32_t>(c.cin)}),
-                      T_<T>({c.k, c.k, c.cin, c.cout},
-                            std::vector<T>(f.begin(), f.end())),
-                      T_<T>({2, oh, oh, c.cout},
-                            std::vector<T>(dy.begin(), dy.end()))});
+      auto r = t.Run(
+          {T_<int32_t>({4},
+                       {2, static_cast<int32_t>(c.h), static_cast<int32_t>(c.h),
+                        static_cast<int32_t>(c.cin)}),
+           T_<T>({c.k, c.k, c.cin, c.cout}, std::vector<T>(f.begin(), f.end())),
+           T_<T>({2, oh, oh, c.cout}, std::vector<T>(dy.begin(), dy.end()))});
       EXPECT_TRUE(r.ok()) << r.status();
       std::vector<float> out;
       if (r.ok()) {
@@ -142,7 +144,8 @@ TEST(Conv2DBackpropInputTest, Errors) {
   ExpectError(run(T_<int32_t>({4}, {1, 3, 3, 2}), T_<float>({1, 2, 2, 1}, {})),
               "depth");
   // 2-entry input_sizes [h, w] works.
-  auto ok = run(T_<int32_t>({2}, {3, 3}), T_<float>({1, 2, 2, 1}, {1, 1, 1, 1}));
+  auto ok =
+      run(T_<int32_t>({2}, {3, 3}), T_<float>({1, 2, 2, 1}, {1, 1, 1, 1}));
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ((*ok)[0].shape(), Shape({1, 3, 3, 1}));
 }
