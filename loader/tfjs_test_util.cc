@@ -1,5 +1,6 @@
 #include "loader/tfjs_test_util.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace graphrt {
@@ -118,6 +120,26 @@ std::string SharedTfjsFixturesDir() {
     dir.resize(slash);
   }
   return "";
+}
+
+void FindModelJsons(const std::string& dir, std::vector<std::string>* out,
+                    int depth) {
+  if (depth > 6) return;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      FindModelJsons(path, out, depth + 1);
+    } else if (absl::EndsWith(name, ".json")) {
+      out->push_back(path);
+    }
+  }
+  closedir(d);
 }
 
 }  // namespace tfjs_testing

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 
@@ -48,6 +49,12 @@ class Bytes {
 // "shared/fixtures/tfjs" found walking up from the working directory.
 // Returns "" when none exists (tests then GTEST_SKIP).
 std::string SharedTfjsFixturesDir();
+
+// Appends the path of every "*.json" file under `dir` (folders followed
+// up to 6 levels deep) to `out`, in readdir order. A missing `dir` adds
+// nothing.
+void FindModelJsons(const std::string& dir, std::vector<std::string>* out,
+                    int depth = 0);
 
 }  // namespace tfjs_testing
 }  // namespace graphrt

@@ -4,9 +4,7 @@
 // read exactly.
 #include "loader/manifest_json.h"
 
-#include <dirent.h>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -15,11 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "loader/json_members.h"
+#include "loader/tfjs_test_util.h"
 
 namespace graphrt::tfjs_internal {
 namespace {
+
+using ::graphrt::tfjs_testing::FindModelJsons;
 
 void ExpectSameAsSlow(const std::string& json) {
   auto fast = ParseManifestFast(json);
@@ -71,26 +71,6 @@ TEST(ManifestJsonTest, DeclinesWhatItDoesNotReadExactly) {
        }) {
     EXPECT_FALSE(ParseManifestFast(json).has_value()) << json;
   }
-}
-
-void FindModelJsons(const std::string& dir, std::vector<std::string>* out,
-                    int depth = 0) {
-  if (depth > 6) return;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    const std::string path = dir + "/" + name;
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      FindModelJsons(path, out, depth + 1);
-    } else if (absl::EndsWith(name, ".json")) {
-      out->push_back(path);
-    }
-  }
-  closedir(d);
 }
 
 // Every model.json under the corpus and fixture folders (when set): the

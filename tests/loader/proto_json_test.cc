@@ -5,9 +5,6 @@
 // shared fixtures ($GRAPHRT_SHARED) join when set.
 #include "loader/proto_json.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -22,10 +19,13 @@
 #include "loader/chunked/chunked_proto_writer.h"
 #include "loader/json_members.h"
 #include "loader/tfjs_model.h"
+#include "loader/tfjs_test_util.h"
 #include "proto/graph.pb.h"
 
 namespace graphrt {
 namespace {
+
+using ::graphrt::tfjs_testing::FindModelJsons;
 
 std::string Deterministic(const google::protobuf::Message& m) {
   std::string out;
@@ -58,26 +58,6 @@ void ExpectDeclinedOrSame(absl::string_view json) {
   if (!ParseProtoJsonFast(json, &fast)) return;
   ASSERT_TRUE(ref_ok) << "fast accepted what protobuf rejects: " << json;
   EXPECT_EQ(Deterministic(fast), Deterministic(reference)) << json;
-}
-
-void FindModelJsons(const std::string& dir, std::vector<std::string>* out,
-                    int depth = 0) {
-  if (depth > 6) return;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = dir + "/" + name;
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      FindModelJsons(path, out, depth + 1);
-    } else if (absl::EndsWith(name, ".json")) {
-      out->push_back(path);
-    }
-  }
-  closedir(d);
 }
 
 // Checks modelTopology / modelInitializer of every model.json-like file
