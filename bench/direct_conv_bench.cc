@@ -51,6 +51,16 @@ constexpr SmallLayer kLayers[] = {
     {128, 16, 16, 3, 1, true},   {128, 16, 16, 3, 2, true},
     {64, 72, 72, 3, 2, true},    {56, 128, 128, 3, 2, true},
     {28, 256, 256, 3, 2, true},  {56, 64, 64, 3, 1, true},
+    // BlazeBlocks of blazeface (128x128x24), handdetect (128x128x32,
+    // 64x64x64): the 1x1 projections and the depthwise layer.
+    {128, 24, 24, 1, 1, false},  {128, 32, 32, 1, 1, false},
+    {64, 64, 64, 1, 1, false},   {128, 32, 32, 3, 1, true},
+    // Larger 1x1 layers: handdetect's 16x16 256 -> 256, MobileNetV2's
+    // 56x56 144 -> 24 projection and 112x112 16 -> 96 expansion,
+    // handlandmark's 112x112 16 -> 64, a 28x28 192 -> 64.
+    {16, 256, 256, 1, 1, false}, {56, 144, 24, 1, 1, false},
+    {112, 16, 96, 1, 1, false},  {112, 16, 64, 1, 1, false},
+    {28, 192, 64, 1, 1, false},
 };
 constexpr int kNumLayers = sizeof(kLayers) / sizeof(kLayers[0]);
 

@@ -95,38 +95,43 @@ TEST(DirectConvTest, RandomGeometriesMatchReference) {
 }
 
 // 1x1 / stride 1 / unpadded runs as one matrix product over every pixel
-// of the batch (tiles cross image rows and images): odd sizes, two images,
-// channel counts off the 16-lane blocks, bias, residual and clamp.
+// of the batch (tiles cross image rows and images), in chunks of pixels
+// (8 KB of input each: 24 pixels of 200 channels, 84 of 24): odd sizes,
+// two images, channel counts off the 16-lane blocks, bias, residual and
+// clamp.
 TEST(DirectConvTest, PointwiseTilesCrossRowsAndImages) {
   std::mt19937 rng(5);
-  for (const int64_t cin : {1, 7, 24, 64}) {
-    for (const int64_t cout : {5, 16, 40}) {
-      XnnConvSpec s;
-      s.in_channels = cin;
-      s.out_channels = cout;
-      s.out_max = 0.75f;
-      const int64_t n = 2, h = 3, w = 5;
-      auto x = Random(n * h * w * cin, &rng);
-      auto f = Random(cin * cout, &rng);
-      auto bias = Random(cout, &rng);
-      auto residual = Random(n * h * w * cout, &rng);
-      XnnConvSpec unclamped = s;
-      unclamped.out_max = 1e30f;
-      std::vector<float> want =
-          Reference(unclamped, x, f, &bias, n, h, w, h, w);
-      for (size_t i = 0; i < want.size(); ++i) {
-        want[i] = std::min(want[i] + residual[i], 0.75f);
+  for (const int64_t cin : {1, 7, 24, 64, 200}) {
+    for (const int64_t cout : {5, 16, 24, 40}) {
+      for (const int64_t h : {3, 19}) {
+        XnnConvSpec s;
+        s.in_channels = cin;
+        s.out_channels = cout;
+        s.out_max = 0.75f;
+        const int64_t n = 2, w = 5;
+        auto x = Random(n * h * w * cin, &rng);
+        auto f = Random(cin * cout, &rng);
+        auto bias = Random(cout, &rng);
+        auto residual = Random(n * h * w * cout, &rng);
+        XnnConvSpec unclamped = s;
+        unclamped.out_max = 1e30f;
+        std::vector<float> want =
+            Reference(unclamped, x, f, &bias, n, h, w, h, w);
+        for (size_t i = 0; i < want.size(); ++i) {
+          want[i] = std::min(want[i] + residual[i], 0.75f);
+        }
+        DirectConv conv;
+        ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
+        std::vector<float> got(want.size() + 1, -7.0f);
+        ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), n, h, w,
+                             h, w, got.data())
+                        .ok());
+        EXPECT_EQ(got.back(), -7.0f);
+        got.pop_back();
+        SCOPED_TRACE(::testing::Message() << cin << " -> " << cout << ", "
+                                          << n * h * w << " pixels");
+        ExpectNear(got, want);
       }
-      DirectConv conv;
-      ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
-      std::vector<float> got(want.size() + 1, -7.0f);
-      ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), n, h, w,
-                           h, w, got.data())
-                      .ok());
-      EXPECT_EQ(got.back(), -7.0f);
-      got.pop_back();
-      SCOPED_TRACE(::testing::Message() << cin << " -> " << cout);
-      ExpectNear(got, want);
     }
   }
 }
@@ -306,7 +311,7 @@ TEST(DirectConvTest, RejectsMismatchedGeometryAndBadFilters) {
   EXPECT_EQ(out, std::vector<float>(8, 0.5f * 36));
 }
 
-TEST(DirectConvTest, PrefersSmallLayersOnly) {
+TEST(DirectConvTest, PrefersSmallLayersAndPointwiseOnes) {
   XnnConvSpec s;
   s.kh = s.kw = 3;
   s.in_channels = 32;
@@ -317,6 +322,18 @@ TEST(DirectConvTest, PrefersSmallLayersOnly) {
   EXPECT_TRUE(DirectConv::Prefers(s, 1, 8, 8));
   s.out_channels = 192;  // 55k values
   EXPECT_FALSE(DirectConv::Prefers(s, 1, 8, 8));
+  // Pointwise layers of up to 256 input channels, whatever their size.
+  XnnConvSpec pw;
+  pw.in_channels = 24;
+  pw.out_channels = 96;
+  EXPECT_TRUE(DirectConv::Prefers(pw, 1, 128, 128));
+  pw.in_channels = pw.out_channels = 256;
+  EXPECT_TRUE(DirectConv::Prefers(pw, 1, 64, 64));
+  pw.in_channels = 320;
+  EXPECT_FALSE(DirectConv::Prefers(pw, 1, 64, 64));
+  pw.in_channels = 24;
+  pw.pad_top = 1;  // padded: a regular convolution again
+  EXPECT_FALSE(DirectConv::Prefers(pw, 1, 128, 128));
   XnnConvSpec dw;
   dw.depthwise = true;
   dw.kh = dw.kw = 5;

@@ -35,10 +35,13 @@
 // loads (AVX2 / AVX-512; without them, from a zero-padded copy). Results
 // do not depend on the thread count (one call, one thread).
 //
-// When (Prefers): a layer of at most kMaxOutputPixels output pixels
-// whose filter has at most kMaxFilterFloats values (a depthwise layer with
-// multiplier 1: whose input has at most 128k values, as it sweeps the input
-// once per group of kBlockLanes channels). The filter bound is where oneDNN's
+// When (Prefers): a pointwise layer (1x1, stride 1, unpadded) of at most
+// kMaxPointwiseInChannels input channels, whatever its size (a matrix
+// product over chunks of pixels that fit L1: at least as fast as oneDNN's
+// on the corpus's shapes); any other layer of at most kMaxOutputPixels
+// output pixels whose filter has at most kMaxFilterFloats values (a
+// depthwise layer with multiplier 1: whose input has at most 128k values,
+// as it sweeps the input once per group of kBlockLanes channels). The filter bound is where oneDNN's
 // fixed ~90 KB per primitive stays under half of the filter's own bytes
 // (the 1.5x memory budget); the pixel bound keeps the large layers of
 // large models, where oneDNN's brgemm kernels are fastest, on oneDNN.
@@ -86,6 +89,10 @@ class DirectConv {
   static constexpr int64_t kMaxFilterFloats = 48 * 1024;
   // Calls of at most this many output pixels (n * out_h * out_w).
   static constexpr int64_t kMaxOutputPixels = 64 * 64;
+  // Pointwise convolutions (1x1, stride 1, unpadded) of any pixel count
+  // with at most this many input channels and filter values.
+  static constexpr int64_t kMaxPointwiseInChannels = 256;
+  static constexpr int64_t kMaxPointwiseFilterFloats = 256 * 256;
 
   DirectConv();
   ~DirectConv();
