@@ -62,12 +62,16 @@ bool IsFloatNhwc(const NodeDef& n) {
   return TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT) && IsNhwc(n);
 }
 
-// "" / Relu / Relu6 as the activation after [BiasAdd(, Add)]; nullopt for
-// any other fused_ops.
+// "" / Relu / Relu6 / Prelu as the activation after [BiasAdd(, Add)];
+// nullopt for any other fused_ops. A Prelu's slopes are the node's last
+// data input.
 struct Epilogue {
   bool bias = false;
   bool residual = false;
   std::string act;
+  bool prelu() const { return act == "Prelu"; }
+  // Fused arguments after the filter (bias, addend, slopes).
+  int num_args() const { return 1 + (residual ? 1 : 0) + (prelu() ? 1 : 0); }
 };
 std::optional<Epilogue> ReadEpilogue(const NodeDef& n, bool allow_residual) {
   const std::vector<std::string> ops = FusedOpsOf(n);
@@ -83,11 +87,12 @@ std::optional<Epilogue> ReadEpilogue(const NodeDef& n, bool allow_residual) {
     e.residual = true;
     ++i;
   }
-  if (i < ops.size() && (ops[i] == "Relu" || ops[i] == "Relu6")) {
+  if (i < ops.size() &&
+      (ops[i] == "Relu" || ops[i] == "Relu6" || ops[i] == "Prelu")) {
     e.act = ops[i++];
   }
   if (i != ops.size()) return std::nullopt;
-  if (IntAttr(n, "num_args", 0) != (e.residual ? 2 : 1)) return std::nullopt;
+  if (IntAttr(n, "num_args", 0) != e.num_args()) return std::nullopt;
   return e;
 }
 
@@ -103,7 +108,7 @@ bool IsPointwise(const NodeDef& n, const WeightMap& weights,
     *e = Epilogue{};
   } else if (n.op() == "_FusedConv2D") {
     auto ep = ReadEpilogue(n, allow_residual);
-    if (!ep.has_value() || NumDataInputs(n) != 2 + (ep->residual ? 2 : 1)) {
+    if (!ep.has_value() || NumDataInputs(n) != 2 + ep->num_args()) {
       return false;
     }
     *e = *ep;
@@ -165,14 +170,16 @@ int FuseDepthwiseBlocks(GraphDef* graph, const WeightMap& weights,
     const NodeDef& d = graph->node(di);
     const bool plain_dw = d.op() == "DepthwiseConv2dNative";
     if ((!plain_dw && d.op() != "FusedDepthwiseConv2dNative") ||
-        !IsFloatNhwc(d) || NumDataInputs(d) != (plain_dw ? 2 : 3) ||
-        !AllOnes(d, "dilations") || IsControl(d.input(1)) ||
+        !IsFloatNhwc(d) || !AllOnes(d, "dilations") || IsControl(d.input(1)) ||
         OutputIndexOf(d.input(1)) != 0) {
       continue;
     }
     auto de = plain_dw ? std::optional<Epilogue>(Epilogue{})
                        : ReadEpilogue(d, /*allow_residual=*/false);
-    if (!de.has_value()) continue;
+    if (!de.has_value() ||
+        NumDataInputs(d) != (plain_dw ? 2 : 2 + de->num_args())) {
+      continue;
+    }
     const auto& strides = d.attr().find("strides");
     if (strides == d.attr().end() || strides->second.list().i_size() != 4) {
       continue;
@@ -217,6 +224,12 @@ int FuseDepthwiseBlocks(GraphDef* graph, const WeightMap& weights,
     node.add_input(p.input(1));
     if (pe.bias) node.add_input(p.input(2));
     if (pe.residual) node.add_input(p.input(3));
+    // Prelu slopes last, in stage order (each node's last data input).
+    if (ei >= 0 && ee.prelu()) {
+      node.add_input(graph->node(ei).input(NumDataInputs(graph->node(ei)) - 1));
+    }
+    if (de->prelu()) node.add_input(d.input(NumDataInputs(d) - 1));
+    if (pe.prelu()) node.add_input(p.input(NumDataInputs(p) - 1));
     KeepSet controls;
     if (ei >= 0) CopyControlInputs(graph->node(ei), &node, &controls);
     CopyControlInputs(d, &node, &controls);

@@ -32,14 +32,23 @@ enum Stage { kExpand = 0, kDepthwise = 1, kProject = 2 };
 constexpr int64_t kRingFloats = 64 * 1024;
 // Output rows per band at most (the depthwise band buffer stays small).
 constexpr int64_t kMaxBandRows = 8;
+// An image whose expanded tensor has at most this many values (512 KB, an
+// L2) runs as one band: each stage over the whole image, the intermediate
+// tensors in scratch. Bands of such images cost more than they save: each
+// stripe recomputes the expanded rows its windows share with the stripe
+// above (2 of 7 rows per stripe at 28x28), and the calls per band add up
+// (bench/RESULTS.md, "Small blocks in one band").
+constexpr int64_t kWholeImageFloats = 128 * 1024;
 
 struct BlockConfig {
   bool expand = false;
   bool depthwise_bias = true;
   bool project_bias = false;
   bool residual = false;
-  // Clamp per stage ([lo, hi]: none, Relu or Relu6).
+  // Clamp per stage ([lo, hi]: none, Relu or Relu6; open for Prelu).
   std::array<float, 3> lo{}, hi{};
+  // Input index of each stage's Prelu slopes (-1: no Prelu).
+  std::array<int, 3> alpha_input{};
   nn::WindowAttrs w;
   // Input index per stage's filter (-1: no expand), its bias (-1: none),
   // the residual's (-1: none).
@@ -49,17 +58,29 @@ struct BlockConfig {
 };
 
 absl::Status ReadClamp(const AttrReader& attrs, const std::string& name,
-                       float* lo, float* hi) {
+                       float* lo, float* hi, bool* prelu) {
   GRAPHRT_ASSIGN_OR_RETURN(std::string act, attrs.GetString(name, ""));
   *lo = -std::numeric_limits<float>::infinity();
   *hi = std::numeric_limits<float>::infinity();
   if (act == "Relu" || act == "Relu6") *lo = 0.0f;
   if (act == "Relu6") *hi = 6.0f;
-  if (!act.empty() && act != "Relu" && act != "Relu6") {
-    return attrs.Error(name,
-                       absl::StrCat("must be \"\", Relu or Relu6, got ", act));
+  *prelu = act == "Prelu";
+  if (!act.empty() && act != "Relu" && act != "Relu6" && act != "Prelu") {
+    return attrs.Error(
+        name, absl::StrCat("must be \"\", Relu, Relu6 or Prelu, got ", act));
   }
   return absl::OkStatus();
+}
+
+// Prelu over `rows` rows of `channels` values: one slope per channel, or
+// one for all (`scalar`).
+void PreluInPlace(const float* alpha, bool scalar, float* data, int64_t rows,
+                  int64_t channels) {
+  if (scalar) {
+    nn::internal::PreluRows<float, true>(alpha, data, 1, rows * channels);
+  } else {
+    nn::internal::PreluRows<float, false>(alpha, data, rows, channels);
+  }
 }
 
 // The direct kernel's spec of a stage with filter dims `f` (TF layout).
@@ -162,6 +183,25 @@ class DepthwiseBlockKernel : public Kernel {
       }
       bias[s] = b.data<float>();
     }
+    // Prelu slopes: 1, or one per output channel of the stage.
+    std::array<const float*, 3> alpha{};
+    std::array<bool, 3> alpha_scalar{};
+    for (int s = 0; s < 3; ++s) {
+      if (c_.alpha_input[s] < 0) continue;
+      const Tensor& a = ctx.input(c_.alpha_input[s]);
+      const int64_t want = spec[s].out_channels;
+      if (a.dtype() != DType::kFloat32 ||
+          !(a.num_elements() == 1 ||
+            (a.num_elements() == want && a.rank() >= 1 &&
+             a.dim(a.rank() - 1) == want))) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Prelu slopes input ", c_.alpha_input[s],
+                         " must be float32 with 1 or ", want,
+                         " values along the last axis, got ", a.DebugString()));
+      }
+      alpha[s] = a.data<float>();
+      alpha_scalar[s] = a.num_elements() == 1;
+    }
     const int64_t sh = c_.w.strides[0], sw = c_.w.strides[1];
     GRAPHRT_ASSIGN_OR_RETURN(
         nn::WindowDim hd,
@@ -204,6 +244,8 @@ class DepthwiseBlockKernel : public Kernel {
       band = std::clamp<int64_t>((rows - k) / sh + 1, 1, kMaxBandRows);
     }
     band = std::min(band, oh);
+    // A small image in one band: no rows computed twice (stripe halos).
+    if (h * w * e <= kWholeImageFloats) band = oh;
     const int64_t ring_rows = (band - 1) * sh + k;
     // About four stripes per image (whole bands), for the thread pool.
     const int64_t bands_per_image = (oh + band - 1) / band;
@@ -240,10 +282,15 @@ class DepthwiseBlockKernel : public Kernel {
             }
             const int64_t from = r0 + keep;
             if (r1 > from) {
-              st = conv[kExpand]->Run(
-                  spec[kExpand], bias[kExpand], nullptr, xb + from * w * c, 1,
-                  r1 - from, w, r1 - from, w, ring->data() + keep * w * e);
+              float* rows = ring->data() + keep * w * e;
+              st = conv[kExpand]->Run(spec[kExpand], bias[kExpand], nullptr,
+                                      xb + from * w * c, 1, r1 - from, w,
+                                      r1 - from, w, rows);
               if (!st.ok()) break;
+              if (alpha[kExpand] != nullptr) {
+                PreluInPlace(alpha[kExpand], alpha_scalar[kExpand], rows,
+                             (r1 - from) * w, e);
+              }
             }
             have0 = r0;
             have1 = r1;
@@ -255,11 +302,19 @@ class DepthwiseBlockKernel : public Kernel {
                                      std::max<int64_t>(r1 - r0, 0), w, y1 - y0,
                                      ow, dband->data());
           if (!st.ok()) break;
+          if (alpha[kDepthwise] != nullptr) {
+            PreluInPlace(alpha[kDepthwise], alpha_scalar[kDepthwise],
+                         dband->data(), (y1 - y0) * ow, e);
+          }
           const int64_t at = (b * oh + y0) * ow * co;
           st = conv[kProject]->Run(
               spec[kProject], bias[kProject],
               residual == nullptr ? nullptr : residual + at, dband->data(), 1,
               y1 - y0, ow, y1 - y0, ow, y + at);
+          if (st.ok() && alpha[kProject] != nullptr) {
+            PreluInPlace(alpha[kProject], alpha_scalar[kProject], y + at,
+                         (y1 - y0) * ow, co);
+          }
         }
       }
       if (!st.ok()) {
@@ -305,12 +360,18 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDepthwiseBlock(
   GRAPHRT_ASSIGN_OR_RETURN(c.project_bias, attrs.GetBool("project_bias", true));
   GRAPHRT_ASSIGN_OR_RETURN(c.residual,
                            attrs.GetBool("project_residual", false));
-  GRAPHRT_RETURN_IF_ERROR(
-      ReadClamp(attrs, "expand_activation", &c.lo[kExpand], &c.hi[kExpand]));
+  std::array<bool, 3> prelu{};
+  GRAPHRT_RETURN_IF_ERROR(ReadClamp(attrs, "expand_activation", &c.lo[kExpand],
+                                    &c.hi[kExpand], &prelu[kExpand]));
   GRAPHRT_RETURN_IF_ERROR(ReadClamp(attrs, "depthwise_activation",
-                                    &c.lo[kDepthwise], &c.hi[kDepthwise]));
-  GRAPHRT_RETURN_IF_ERROR(
-      ReadClamp(attrs, "project_activation", &c.lo[kProject], &c.hi[kProject]));
+                                    &c.lo[kDepthwise], &c.hi[kDepthwise],
+                                    &prelu[kDepthwise]));
+  GRAPHRT_RETURN_IF_ERROR(ReadClamp(attrs, "project_activation",
+                                    &c.lo[kProject], &c.hi[kProject],
+                                    &prelu[kProject]));
+  if (prelu[kExpand] && !c.expand) {
+    return attrs.Error("expand_activation", "is Prelu without an expand stage");
+  }
   int next = 1;
   c.filter_input = {-1, -1, -1};
   c.bias_input = {-1, -1, -1};
@@ -323,6 +384,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateDepthwiseBlock(
   c.filter_input[kProject] = next++;
   if (c.project_bias) c.bias_input[kProject] = next++;
   if (c.residual) c.residual_input = next++;
+  c.alpha_input = {-1, -1, -1};
+  for (int s = 0; s < 3; ++s) {
+    if (prelu[s]) c.alpha_input[s] = next++;
+  }
   c.num_inputs = next;
   GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, c.num_inputs));
   return std::unique_ptr<Kernel>(new DepthwiseBlockKernel(std::move(c)));

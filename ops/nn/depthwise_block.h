@@ -5,7 +5,7 @@
 //   depthwise k x k (3 or 5), stride 1 or 2, + bias, act
 //   project: 1x1 conv e -> co (+ bias) (+ residual) (act)
 //
-// act is none, Relu or Relu6. The load-time pass FuseDepthwiseBlocks
+// act is none, Relu, Relu6 or Prelu. The load-time pass FuseDepthwiseBlocks
 // (converter/passes/passes.h) builds the node from a _FusedConv2D ->
 // FusedDepthwiseConv2dNative -> Conv2D / _FusedConv2D chain whose inner
 // tensors have no other reader: MobileNetV2 / EfficientNet-lite inverted
@@ -15,11 +15,14 @@
 // [1, 1, c, e], expand bias [e]; depthwise filter [k, k, e, 1]; with attr
 // depthwise_bias: its bias [e]; project filter [1, 1, e, co]; with attr
 // project_bias: its bias [co]; with attr project_residual: the addend
-// [n, oh, ow, co]. Attrs: T (float32), strides / padding /
+// [n, oh, ow, co]; then the Prelu slopes of each stage whose activation
+// is Prelu, in stage order (1 value, or one per output channel of the
+// stage). Attrs: T (float32), strides / padding /
 // explicit_paddings / dilations (the depthwise stage's; NHWC, dilations 1),
 // expand, depthwise_bias, project_bias, project_residual (bools),
 // expand_activation, depthwise_activation,
-// project_activation ("", "Relu" or "Relu6").
+// project_activation ("", "Relu", "Relu6" or "Prelu"; Prelu comes after the
+// residual add, as in a [BiasAdd, Add, Prelu] epilogue).
 //
 // Why: in a large block the expanded tensor (handlandmark-lite's
 // 112x112x64, 3.2 MB) is written by one layer and read back by the next,
@@ -39,6 +42,9 @@
 // tiles per band here, per tensor there); oneDNN, which the unfused graph
 // uses for large layers, sums in another order (an ulp or so per dot
 // product).
+//
+// An image whose expanded tensor has at most 128k values runs as one band
+// (stage after stage over the whole image, intermediates in scratch).
 //
 // Threads: the output rows of each image are split into about four
 // stripes of whole bands, fixed by the shapes; each stripe runs its bands

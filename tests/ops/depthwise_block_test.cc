@@ -30,8 +30,18 @@ std::vector<float> Random(int64_t n, std::mt19937* rng, float scale) {
 struct Block {
   int64_t n = 2, h = 19, w = 11, c = 5, e = 13, co = 5, k = 3, stride = 1;
   bool residual = true;
+  // Prelu after the expand stage (one slope per channel) and after the
+  // residual add (one slope), instead of Relu6 and Relu.
+  bool prelu = false;
   std::string padding = "SAME";
 };
+
+void Prelu(const std::vector<float>& alpha, std::vector<float>* v) {
+  for (size_t i = 0; i < v->size(); ++i) {
+    const float a = alpha.size() == 1 ? alpha[0] : alpha[i % alpha.size()];
+    if ((*v)[i] < 0.0f) (*v)[i] *= a;
+  }
+}
 
 // Expected output, and the op's inputs (expand, project_bias on).
 void Build(const Block& b, std::vector<Tensor>* inputs,
@@ -44,12 +54,17 @@ void Build(const Block& b, std::vector<Tensor>* inputs,
   const auto db = Random(b.e, &rng, 0.5f);
   const auto pf = Random(b.e * b.co, &rng, 0.5f);
   const auto pb = Random(b.co, &rng, 0.5f);
+  std::vector<float> ea = Random(b.e, &rng, 0.5f);
+  const std::vector<float> pa = {0.25f};
   XnnConvSpec ex;
   ex.in_channels = b.c;
   ex.out_channels = b.e;
-  ex.out_min = 0.0f;
-  ex.out_max = 6.0f;
-  const auto expanded = Reference(ex, x, ef, &eb, b.n, b.h, b.w, b.h, b.w);
+  if (!b.prelu) {
+    ex.out_min = 0.0f;
+    ex.out_max = 6.0f;
+  }
+  auto expanded = Reference(ex, x, ef, &eb, b.n, b.h, b.w, b.h, b.w);
+  if (b.prelu) Prelu(ea, &expanded);
   XnnConvSpec dw;
   dw.depthwise = true;
   dw.kh = dw.kw = b.k;
@@ -77,8 +92,10 @@ void Build(const Block& b, std::vector<Tensor>* inputs,
   if (b.residual) {
     res = Random(b.n * *oh * *ow * b.co, &rng, 1.0f);
     for (size_t i = 0; i < want->size(); ++i) {
-      (*want)[i] = std::max(0.0f, (*want)[i] + res[i]);  // project Relu
+      (*want)[i] += res[i];
+      if (!b.prelu) (*want)[i] = std::max(0.0f, (*want)[i]);  // project Relu
     }
+    if (b.prelu) Prelu(pa, want);
   }
   *inputs = {T_<float>({b.n, b.h, b.w, b.c}, x),
              T_<float>({1, 1, b.c, b.e}, ef),
@@ -88,6 +105,8 @@ void Build(const Block& b, std::vector<Tensor>* inputs,
              T_<float>({1, 1, b.e, b.co}, pf),
              T_<float>({b.co}, pb)};
   if (b.residual) inputs->push_back(T_<float>({b.n, *oh, *ow, b.co}, res));
+  if (b.prelu) inputs->push_back(T_<float>({b.e}, ea));
+  if (b.prelu && b.residual) inputs->push_back(T_<float>({1}, pa));
 }
 
 // Sets the attrs of a block with expand and project bias.
@@ -96,38 +115,53 @@ void SetAttrs(const Block& b, OpTest* op) {
       .Attr("strides", std::vector<int64_t>{1, b.stride, b.stride, 1})
       .Attr("padding", b.padding)
       .Attr("expand", true)
-      .Attr("expand_activation", "Relu6")
+      .Attr("expand_activation", b.prelu ? "Prelu" : "Relu6")
       .Attr("depthwise_activation", "Relu")
       .Attr("project_bias", true)
       .Attr("project_residual", b.residual)
-      .Attr("project_activation", b.residual ? "Relu" : "");
+      .Attr("project_activation", !b.residual ? ""
+                                  : b.prelu   ? "Prelu"
+                                              : "Relu");
 }
 
+// Small images run as one band, large ones (an expanded tensor of more
+// than 128k values: 48x91x32) in bands and stripes.
 TEST(FusedDepthwiseBlockTest, MatchesTheStagesOnFedFilters) {
   for (int64_t k : {3, 5}) {
     for (int64_t stride : {1, 2}) {
       for (const char* padding : {"SAME", "VALID"}) {
-        Block b;
-        b.k = k;
-        b.stride = stride;
-        b.padding = padding;
-        b.residual = stride == 1 && std::string(padding) == "SAME";
-        SCOPED_TRACE(::testing::Message()
-                     << k << "x" << k << " /" << stride << " " << padding);
-        std::vector<Tensor> inputs;
-        std::vector<float> want;
-        int64_t oh, ow;
-        Build(b, &inputs, &want, &oh, &ow);
-        OpTest op("_FusedDepthwiseBlock");
-        SetAttrs(b, &op);
-        auto out = op.Run(inputs);
-        ASSERT_TRUE(out.ok()) << out.status();
-        const Tensor& got = (*out)[0];
-        ASSERT_EQ(got.shape(), Shape({b.n, oh, ow, b.co}));
-        for (int64_t i = 0; i < got.num_elements(); ++i) {
-          EXPECT_NEAR(got.data<float>()[i], want[i],
-                      1e-4f * (1 + std::fabs(want[i])))
-              << i;
+        for (const bool large : {false, true}) {
+          for (const bool prelu : {false, true}) {
+            Block b;
+            b.k = k;
+            b.stride = stride;
+            b.padding = padding;
+            b.residual = stride == 1 && std::string(padding) == "SAME";
+            b.prelu = prelu;
+            if (large) {
+              b.h = 48;
+              b.w = 91;
+              b.e = 32;
+            }
+            SCOPED_TRACE(::testing::Message()
+                         << k << "x" << k << " /" << stride << " " << padding
+                         << (large ? " large" : "") << (prelu ? " prelu" : ""));
+            std::vector<Tensor> inputs;
+            std::vector<float> want;
+            int64_t oh, ow;
+            Build(b, &inputs, &want, &oh, &ow);
+            OpTest op("_FusedDepthwiseBlock");
+            SetAttrs(b, &op);
+            auto out = op.Run(inputs);
+            ASSERT_TRUE(out.ok()) << out.status();
+            const Tensor& got = (*out)[0];
+            ASSERT_EQ(got.shape(), Shape({b.n, oh, ow, b.co}));
+            for (int64_t i = 0; i < got.num_elements(); ++i) {
+              EXPECT_NEAR(got.data<float>()[i], want[i],
+                          1e-4f * (1 + std::fabs(want[i])))
+                  << i;
+            }
+          }
         }
       }
     }
@@ -169,6 +203,11 @@ TEST(FusedDepthwiseBlockTest, RejectsInputsThatDoNotFit) {
                  "residual of other shape");
   good.pop_back();
   expect_invalid(good, "missing residual");
+  // Prelu slopes of the wrong length.
+  b.prelu = true;
+  Build(b, &good, &want, &oh, &ow);
+  expect_invalid(with(8, T_<float>({4}, std::vector<float>(4))),
+                 "4 expand slopes for 13 channels");
 }
 
 TEST(FusedDepthwiseBlockTest, RejectsBadAttrsAtCreate) {
@@ -177,6 +216,12 @@ TEST(FusedDepthwiseBlockTest, RejectsBadAttrsAtCreate) {
     SetAttrs(Block{}, &op);
     op.Attr("depthwise_activation", "Tanh");
     EXPECT_FALSE(op.Create(8).ok());
+  }
+  {
+    OpTest op("_FusedDepthwiseBlock");
+    SetAttrs(Block{}, &op);
+    op.Attr("expand", false).Attr("expand_activation", "Prelu");
+    EXPECT_FALSE(op.Create(6).ok());  // Prelu of a stage that is not there
   }
   {
     OpTest op("_FusedDepthwiseBlock");
