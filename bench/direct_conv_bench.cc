@@ -61,6 +61,9 @@ constexpr SmallLayer kLayers[] = {
     {16, 256, 256, 1, 1, false}, {56, 144, 24, 1, 1, false},
     {112, 16, 96, 1, 1, false},  {112, 16, 64, 1, 1, false},
     {28, 192, 64, 1, 1, false},
+    // Stem convolutions of 256x256 RGB inputs: handdetect / handskeleton
+    // (3x3 /2 -> 32), blazeface (5x5 /2 -> 24).
+    {256, 3, 32, 3, 2, false},   {256, 3, 24, 5, 2, false},
 };
 constexpr int kNumLayers = sizeof(kLayers) / sizeof(kLayers[0]);
 

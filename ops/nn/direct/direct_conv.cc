@@ -178,13 +178,20 @@ inline __attribute__((always_inline)) void FinishHoisted(
 // read g.zeros instead (so border pixels still go 8 at a time).
 // Not inlined: inside RegularRow GCC 12 kept the weight vectors on the
 // stack (each FMA then read memory); on its own it keeps them in registers.
-template <int R, int NB, bool kChecked>
+template <int R, int NB, bool kChecked, bool kFull>
 __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
                                            const float* wg, const float* bias,
                                            int64_t y, int64_t x0,
                                            const float* res_n, float* out_n,
                                            int64_t co0, int64_t valid) {
-  Vec acc[R][NB] = {};
+  // Zeroed one by one: `= {}` became a memset of the array, which then
+  // lived on the stack.
+  Vec acc[R][NB];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int b = 0; b < NB; ++b) acc[r][b] = Vec{};
+  }
   const int64_t row_stride = g.w * g.c_in;
   const int64_t px_stride = g.sw * g.c_in;
   const int64_t wstride = g.c_in * NB * kLanes;
@@ -230,7 +237,7 @@ __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
       }
     }
   }
-  if (valid < NB * kLanes) {
+  if constexpr (!kFull) {
     for (int r = 0; r < R; ++r) {
       const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + co0;
       for (int b = 0; b < NB; ++b) {
@@ -265,7 +272,7 @@ __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
 // One output row of one channel group: tiles of 8 pixels, then 4, 2, 1
 // (one pixel alone is a single dependency chain per block); a tile that
 // reaches into the padding takes the checked path.
-template <int NB>
+template <int NB, bool kFull>
 void RegularRow(const Geo& g, const float* in_n, const float* wg,
                 const float* bias, int64_t y, const float* res_n, float* out_n,
                 int64_t co0, int64_t valid) {
@@ -275,11 +282,11 @@ void RegularRow(const Geo& g, const float* in_n, const float* wg,
   auto tile = [&](auto r_tag) {
     constexpr int R = decltype(r_tag)::value;
     if (x >= begin && x + R <= end) {
-      RegularTile<R, NB, false>(g, in_n, wg, bias, y, x, res_n, out_n, co0,
-                                valid);
+      RegularTile<R, NB, false, kFull>(g, in_n, wg, bias, y, x, res_n, out_n,
+                                       co0, valid);
     } else {
-      RegularTile<R, NB, true>(g, in_n, wg, bias, y, x, res_n, out_n, co0,
-                               valid);
+      RegularTile<R, NB, true, kFull>(g, in_n, wg, bias, y, x, res_n, out_n,
+                                      co0, valid);
     }
     x += R;
   };
@@ -904,10 +911,14 @@ absl::Status DirectConv::Run(const XnnConvSpec& spec, const float* bias,
       const float* res_n =
           residual == nullptr ? nullptr : residual + b * out_image;
       for (int64_t y = 0; y < flat.out_h; ++y) {
-        if (valid > kLanes) {
-          RegularRow<2>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
+        if (valid == 2 * kLanes) {
+          RegularRow<2, true>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
+        } else if (valid > kLanes) {
+          RegularRow<2, false>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
+        } else if (valid == kLanes) {
+          RegularRow<1, true>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
         } else {
-          RegularRow<1>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
+          RegularRow<1, false>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
         }
       }
     }
