@@ -3,104 +3,24 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
 #include "absl/strings/str_cat.h"
+#include "ops/nn/direct/depthwise_rows.h"
+#include "ops/nn/direct/kernel_util.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
 namespace nn {
+namespace direct_kernel {
 namespace {
 
-// One block of kLanes output channels: one vector register of the widest
-// ISA the build targets (-march=native). The output-pixel tile is sized to
-// that ISA's register file: RegularTile<kTile, 2> keeps kTile * 2
-// accumulators, 2 weight vectors and a broadcast in registers (AVX-512: 16 +
-// 2 + 1 of 32 zmm; AVX2 and SSE: 12 + 2 + 1 of 16 ymm / xmm). A 16-lane
-// vector on an AVX2 machine would be two ymm registers, and the AVX-512
-// tile's 32 accumulators then spill on every FMA (bench/RESULTS.md,
-// "Direct convolutions on AVX2").
-constexpr int kLanes = DirectConv::kBlockLanes;
-constexpr int kTile = kLanes == 16 ? 8 : 6;
-typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
 constexpr int kMaxBlocks = 2;
 // Input values per chunk of a pointwise convolution's pixels (see Run).
 constexpr int64_t kPointwiseChunkFloats = 2048;
-
-// Unaligned, aliasing view of one vector (a plain load, unlike memcpy into
-// a local, which GCC kept on the stack).
-typedef float VecU __attribute__((vector_size(kLanes * sizeof(float)),
-                                  aligned(4), __may_alias__));
-inline Vec Load(const float* p) { return *reinterpret_cast<const VecU*>(p); }
-// The first `lanes` (< kLanes) channels: masked moves where the ISA has
-// them (a variable-length memcpy per pixel cost more than the pixel's dot
-// product), else a copy through the stack.
-#if defined(__AVX512F__)
-inline __mmask16 LaneMask(int lanes) {
-  return static_cast<__mmask16>((1u << lanes) - 1);
-}
-inline Vec LoadPartial(const float* p, int lanes) {
-  return reinterpret_cast<Vec>(_mm512_maskz_loadu_ps(LaneMask(lanes), p));
-}
-inline void StorePartial(float* p, const Vec& v, int lanes) {
-  _mm512_mask_storeu_ps(p, LaneMask(lanes), reinterpret_cast<__m512>(v));
-}
-#elif defined(__AVX2__)
-inline __m256i LaneMask(int lanes) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-inline Vec LoadPartial(const float* p, int lanes) {
-  return reinterpret_cast<Vec>(_mm256_maskload_ps(p, LaneMask(lanes)));
-}
-inline void StorePartial(float* p, const Vec& v, int lanes) {
-  _mm256_maskstore_ps(p, LaneMask(lanes), reinterpret_cast<__m256>(v));
-}
-#else
-inline Vec LoadPartial(const float* p, int lanes) {
-  Vec v = {};
-  std::memcpy(&v, p, sizeof(float) * lanes);
-  return v;
-}
-inline void StorePartial(float* p, const Vec& v, int lanes) {
-  std::memcpy(p, &v, sizeof(float) * lanes);
-}
-#endif
-
-// A load of `lanes` channels that reads nothing when `valid` is false
-// (zeros then): the depthwise kernel's columns in the padding.
-#if defined(__AVX512F__)
-constexpr bool kHasColumnMask = true;
-typedef __mmask16 ColumnMask;
-inline ColumnMask MakeColumnMask(bool valid, int lanes) {
-  return valid ? LaneMask(lanes) : static_cast<__mmask16>(0);
-}
-inline Vec MaskedLoad(const float* p, ColumnMask m) {
-  return reinterpret_cast<Vec>(_mm512_maskz_loadu_ps(m, p));
-}
-#elif defined(__AVX2__)
-constexpr bool kHasColumnMask = true;
-typedef __m256i ColumnMask;
-inline ColumnMask MakeColumnMask(bool valid, int lanes) {
-  return valid ? LaneMask(lanes) : _mm256_setzero_si256();
-}
-inline Vec MaskedLoad(const float* p, ColumnMask m) {
-  return reinterpret_cast<Vec>(_mm256_maskload_ps(p, m));
-}
-#else
-constexpr bool kHasColumnMask = false;
-typedef int ColumnMask;
-inline ColumnMask MakeColumnMask(bool, int) { return 0; }
-inline Vec MaskedLoad(const float*, ColumnMask) { return Vec{}; }
-#endif
 
 enum class Mode { kAuto, kOff, kAll };
 
@@ -116,61 +36,6 @@ Mode ModeFromEnv() {
 Mode CurrentMode() {
   static const Mode mode = ModeFromEnv();
   return mode;
-}
-
-// Per-call geometry, in the kernels' terms.
-struct Geo {
-  int64_t h, w, c_in, c_out, out_h, out_w;
-  int64_t kh, kw, sh, sw, dh, dw, pt, pl;
-  float lo, hi;
-  const float* zeros;  // >= max(c_in, kLanes) zeros: the taps in the padding
-};
-
-// The output pixels [begin, end) of a row whose windows stay inside the
-// input's width for every tap.
-void InteriorColumns(const Geo& g, int64_t* begin, int64_t* end) {
-  *begin = std::min(g.out_w, (g.pl + g.sw - 1) / g.sw);
-  const int64_t last_ok = g.w - 1 - (g.kw - 1) * g.dw + g.pl;
-  *end = last_ok < 0 ? 0 : std::min(g.out_w, last_ok / g.sw + 1);
-  if (*end < *begin) *end = *begin;
-}
-
-// Adds bias (+ residual), clamps and stores `lanes` channels.
-inline void Finish(const Geo& g, Vec v, const float* bias, const float* res,
-                   float* out, int lanes) {
-  if (bias != nullptr) {
-    v += lanes == kLanes ? Load(bias) : LoadPartial(bias, lanes);
-  }
-  if (res != nullptr) {
-    v += lanes == kLanes ? Load(res) : LoadPartial(res, lanes);
-  }
-  v = v < g.lo ? g.lo : v;
-  v = v > g.hi ? g.hi : v;
-  if (lanes == kLanes) {
-    *reinterpret_cast<VecU*>(out) = v;
-  } else {
-    StorePartial(out, v, lanes);
-  }
-}
-
-// Finish with its constants hoisted by the caller, once per tile: `bv` the
-// block's bias (zeros without one: a sum that started at +0 is never -0,
-// so adding +0 changes nothing), `lo` / `hi` the clamp broadcast. Per
-// element those loads and branches were a third of a 1x1 tile's
-// instructions. kFull: all kLanes channels, else the first `lanes`.
-template <bool kFull>
-inline __attribute__((always_inline)) void FinishHoisted(
-    Vec v, const Vec& bv, const Vec& lo, const Vec& hi, const float* res,
-    float* out, int lanes) {
-  v += bv;
-  if (res != nullptr) v += kFull ? Load(res) : LoadPartial(res, lanes);
-  v = v < lo ? lo : v;
-  v = v > hi ? hi : v;
-  if constexpr (kFull) {
-    *reinterpret_cast<VecU*>(out) = v;
-  } else {
-    StorePartial(out, v, lanes);
-  }
 }
 
 // R output pixels (x0 .. x0+R-1 of row y) x NB blocks of one channel group.
@@ -416,285 +281,19 @@ void PointwiseGroupAny(const float* in, int64_t p0, int64_t p1, int64_t c_in,
   }
 }
 
-// R output pixels of row y, one block of kLanes channels starting at c0
-// (`lanes` of them real). Depthwise: channel c reads input channel c.
-template <int R, bool kChecked, bool kFull>
-__attribute__((noinline)) void DepthwiseTile(const Geo& g, const float* in_n,
-                                             const float* wp, const float* bias,
-                                             int64_t y, int64_t x0,
-                                             const float* res_n, float* out_n,
-                                             int64_t c0, int lanes) {
-  Vec acc[R] = {};
-  const int64_t cpad = (g.c_in + kLanes - 1) / kLanes * kLanes;
-  for (int64_t i = 0; i < g.kh; ++i) {
-    const int64_t iy = y * g.sh - g.pt + i * g.dh;
-    if (iy < 0 || iy >= g.h) continue;
-    const float* irow = in_n + iy * g.w * g.c_in + c0;
-    for (int64_t j = 0; j < g.kw; ++j) {
-      const int64_t ix = x0 * g.sw - g.pl + j * g.dw;
-      const Vec wv = Load(wp + (i * g.kw + j) * cpad + c0);
-      for (int r = 0; r < R; ++r) {
-        const int64_t ixr = ix + r * g.sw;
-        const float* ip = !kChecked || (ixr >= 0 && ixr < g.w)
-                              ? irow + ixr * g.c_in
-                              : g.zeros;
-        acc[r] += wv * (kFull ? Load(ip) : LoadPartial(ip, lanes));
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + c0;
-    Finish(g, acc[r], bias == nullptr ? nullptr : bias + c0,
-           res_n == nullptr ? nullptr : res_n + off, out_n + off, lanes);
-  }
-}
-
-// Depthwise tiles of the common undilated shapes (KW = 3 or 5, stride S =
-// 1 or 2), the tile body: R output pixels of row y, one block of kLanes
-// channels at c0 (`lanes` real). Each input column of a window row is loaded
-// once and used by every pixel whose window covers it ((R - 1) * S + KW
-// loads for R * KW FMAs, instead of one load per FMA). kPadded: the tile
-// reaches into the left or right padding; `cols` (below) says which of its
-// columns are inside the input.
-//
-// Inlined into its callers, with the epilogue's bias and clamp vectors
-// loaded once per tile: as a noinline function of its own GCC zeroed the
-// accumulators with a memset call and stored them to the stack for Finish,
-// and Finish's per-pixel branches and broadcasts cost as much as a third of
-// the FMAs (direct_conv_bench, 64x64x24 3x3: 70 -> 46 us).
-template <int R, int KW, int S>
-struct PaddedColumns {
-  static constexpr int kCols = (R - 1) * S + KW;
-  // Masked loads (AVX2, AVX-512): per column, its offset in a row (clamped
-  // into the row, so the address stays inside the input) and a mask that is
-  // empty outside the input, for full blocks and for the channel tail.
-  ColumnMask full[kHasColumnMask ? kCols : 1];
-  ColumnMask tail[kHasColumnMask ? kCols : 1];
-  int64_t offset[kCols];
-  bool inside[kCols];
-
-  PaddedColumns(const Geo& g, int64_t ix0, int tail_lanes) {
-    for (int t = 0; t < kCols; ++t) {
-      const int64_t ix = ix0 + t;
-      inside[t] = ix >= 0 && ix < g.w;
-      offset[t] = std::clamp<int64_t>(ix, 0, g.w - 1) * g.c_in;
-      if constexpr (kHasColumnMask) {
-        full[t] = MakeColumnMask(inside[t], kLanes);
-        tail[t] = MakeColumnMask(inside[t], tail_lanes);
-      }
-    }
-  }
-};
-
-template <int R, int KW, int S, bool kFull, bool kPadded>
-inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
-    const Geo& g, const float* in_n, const float* wp, const float* bias,
-    int64_t y, int64_t x0, const float* res_n, float* out_n, int64_t c0,
-    int lanes, const PaddedColumns<R, KW, S>* cols) {
-  constexpr int kCols = (R - 1) * S + KW;
-  constexpr bool kMasked = kPadded && kHasColumnMask;
-  Vec acc[R];
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) acc[r] = Vec{};
-  const int64_t cpad = (g.c_in + kLanes - 1) / kLanes * kLanes;
-  const int64_t ix0 = x0 * S - g.pl;
-  for (int64_t i = 0; i < g.kh; ++i) {
-    const int64_t iy = y * g.sh - g.pt + i * g.dh;
-    if (iy < 0 || iy >= g.h) continue;
-    const float* row = in_n + iy * g.w * g.c_in + c0;
-    const float* p = row + ix0 * g.c_in;
-    int64_t step = g.c_in;
-    // Without masked loads a padded window row is first copied to a small
-    // buffer with zeros for the padding columns.
-    Vec buf[kPadded && !kMasked ? kCols : 1];
-    if constexpr (kPadded && !kMasked) {
-      for (int t = 0; t < kCols; ++t) {
-        buf[t] = !cols->inside[t] ? Vec{}
-                 : kFull          ? Load(row + cols->offset[t])
-                                  : LoadPartial(row + cols->offset[t], lanes);
-      }
-      p = reinterpret_cast<const float*>(buf);
-      step = kLanes;
-    }
-    Vec w[KW];
-#pragma GCC unroll 8
-    for (int j = 0; j < KW; ++j) w[j] = Load(wp + (i * KW + j) * cpad + c0);
-#pragma GCC unroll 32
-    for (int t = 0; t < kCols; ++t) {
-      Vec v;
-      if constexpr (kMasked) {
-        v = MaskedLoad(row + cols->offset[t],
-                       kFull ? cols->full[t] : cols->tail[t]);
-      } else {
-        v = kFull || kPadded ? Load(p) : LoadPartial(p, lanes);
-        p += step;
-      }
-#pragma GCC unroll 16
-      for (int r = 0; r < R; ++r) {
-        const int j = t - r * S;
-        if (j >= 0 && j < KW) acc[r] += w[j] * v;
-      }
-    }
-  }
-  const Vec bv = bias == nullptr ? Vec{}
-                 : kFull         ? Load(bias + c0)
-                                 : LoadPartial(bias + c0, lanes);
-  const Vec lo = Vec{} + g.lo;
-  const Vec hi = Vec{} + g.hi;
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
-    const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + c0;
-    FinishHoisted<kFull>(acc[r], bv, lo, hi,
-                         res_n == nullptr ? nullptr : res_n + off, out_n + off,
-                         lanes);
-  }
-}
-
-// Every channel block of the tile at x0 (full blocks, then the tail).
-template <int R, int KW, int S, bool kPadded>
-inline __attribute__((always_inline)) void DepthwiseAllBlocks(
-    const Geo& g, const float* in_n, const float* wp, const float* bias,
-    int64_t y, int64_t x0, const float* res_n, float* out_n,
-    const PaddedColumns<R, KW, S>* cols) {
-  const int64_t full_end = g.c_in / kLanes * kLanes;
-  for (int64_t c0 = 0; c0 < full_end; c0 += kLanes) {
-    DepthwiseTileFixedBody<R, KW, S, true, kPadded>(
-        g, in_n, wp, bias, y, x0, res_n, out_n, c0, kLanes, cols);
-  }
-  if (full_end < g.c_in) {
-    DepthwiseTileFixedBody<R, KW, S, false, kPadded>(
-        g, in_n, wp, bias, y, x0, res_n, out_n, full_end,
-        static_cast<int>(g.c_in - full_end), cols);
-  }
-}
-
-// One tile position, every channel block: the per-tile work (the call,
-// the padded columns' masks) is shared by all blocks, and a tile reads
-// `kCols` whole pixels of each window row (contiguous channels) rather than
-// one block's slice of them per pass.
-template <int R, int KW, int S, bool kPadded>
-__attribute__((noinline)) void DepthwiseTileFixed(
-    const Geo& g, const float* in_n, const float* wp, const float* bias,
-    int64_t y, int64_t x0, const float* res_n, float* out_n) {
-  std::optional<PaddedColumns<R, KW, S>> cols;
-  if constexpr (kPadded) {
-    cols.emplace(g, x0 * S - g.pl,
-                 static_cast<int>(g.c_in - g.c_in / kLanes * kLanes));
-  }
-  DepthwiseAllBlocks<R, KW, S, kPadded>(g, in_n, wp, bias, y, x0, res_n, out_n,
-                                        kPadded ? &*cols : nullptr);
-}
-
-// The interior tiles [x0, x1) of a row (x1 - x0 a multiple of R), every
-// channel block, one call.
-template <int R, int KW, int S>
-__attribute__((noinline)) void DepthwiseSpanFixed(
-    const Geo& g, const float* in_n, const float* wp, const float* bias,
-    int64_t y, int64_t x0, int64_t x1, const float* res_n, float* out_n) {
-  for (int64_t x = x0; x < x1; x += R) {
-    DepthwiseAllBlocks<R, KW, S, false>(g, in_n, wp, bias, y, x, res_n, out_n,
-                                        nullptr);
-  }
-}
-
-// Output row y of a fixed-shape layer: tiles of 8 pixels from the left (one
-// that reaches into the padding takes the padded path), runs of interior
-// ones in one call, then 4, 2, 1.
-template <int KW, int S>
-void DepthwiseRowFixed(const Geo& g, const float* in_n, const float* wp,
-                       const float* bias, int64_t y, const float* res_n,
-                       float* out_n) {
-  constexpr int kDwTile = 8;
-  int64_t begin, end;
-  InteriorColumns(g, &begin, &end);
-  int64_t x = 0;
-  auto tile = [&](auto r_tag) {
-    constexpr int R = decltype(r_tag)::value;
-    if (x >= begin && x + R <= end) {
-      DepthwiseTileFixed<R, KW, S, false>(g, in_n, wp, bias, y, x, res_n,
-                                          out_n);
-    } else {
-      DepthwiseTileFixed<R, KW, S, true>(g, in_n, wp, bias, y, x, res_n, out_n);
-    }
-    x += R;
-  };
-  // Interior runs of 3x3 layers go in tiles of 12 pixels: 12 independent
-  // accumulators hide more of the FMA latency (4 cycles on Zen 3) and still
-  // fit 16 vector registers with the 3 weights and the input column
-  // (direct_conv_bench on the AVX2 VM, min of 6 interleaved runs: 64x64x24
-  // 42 -> 38 us, 32x32x64 /2 9.7 -> 8.5, 112x112x144 /2 319 -> 298). 5x5
-  // runs stay at 8 (12 accumulators and 5 weights would spill).
-  constexpr int kSpanTile = KW == 3 ? 12 : kDwTile;
-  while (x + kDwTile <= g.out_w) {
-    const int64_t run = x >= begin ? (end - x) / kSpanTile * kSpanTile : 0;
-    if (run > 0) {
-      DepthwiseSpanFixed<kSpanTile, KW, S>(g, in_n, wp, bias, y, x, x + run,
-                                           res_n, out_n);
-      x += run;
-      continue;
-    }
-    tile(std::integral_constant<int, kDwTile>());
-  }
-  if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
-  if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
-  if (x < g.out_w) tile(std::integral_constant<int, 1>());
-}
-
-// Any other depthwise shape (dilated columns, other kernel widths or
-// strides): DepthwiseTile per block of channels.
-template <bool kFull>
-void DepthwiseBlock(const Geo& g, const float* in_n, const float* wp,
-                    const float* bias, int64_t y, const float* res_n,
-                    float* out_n, int64_t c0, int lanes) {
-  constexpr int kDwTile = 8;
-  int64_t begin, end;
-  InteriorColumns(g, &begin, &end);
-  int64_t x = 0;
-  auto tile = [&](auto r_tag) {
-    constexpr int R = decltype(r_tag)::value;
-    if (x >= begin && x + R <= end) {
-      DepthwiseTile<R, false, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
-                                     lanes);
-    } else {
-      DepthwiseTile<R, true, kFull>(g, in_n, wp, bias, y, x, res_n, out_n, c0,
-                                    lanes);
-    }
-    x += R;
-  };
-  while (x + kDwTile <= g.out_w) tile(std::integral_constant<int, kDwTile>());
-  if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
-  if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
-  if (x < g.out_w) tile(std::integral_constant<int, 1>());
-}
-
-void DepthwiseRow(const Geo& g, const float* in_n, const float* wp,
-                  const float* bias, int64_t y, const float* res_n,
-                  float* out_n) {
-  if (g.dw == 1) {
-    if (g.kw == 3 && g.sw == 1) {
-      return DepthwiseRowFixed<3, 1>(g, in_n, wp, bias, y, res_n, out_n);
-    }
-    if (g.kw == 3 && g.sw == 2) {
-      return DepthwiseRowFixed<3, 2>(g, in_n, wp, bias, y, res_n, out_n);
-    }
-    if (g.kw == 5 && g.sw == 1) {
-      return DepthwiseRowFixed<5, 1>(g, in_n, wp, bias, y, res_n, out_n);
-    }
-    if (g.kw == 5 && g.sw == 2) {
-      return DepthwiseRowFixed<5, 2>(g, in_n, wp, bias, y, res_n, out_n);
-    }
-  }
-  for (int64_t c0 = 0; c0 < g.c_in; c0 += kLanes) {
-    const int lanes = static_cast<int>(std::min<int64_t>(kLanes, g.c_in - c0));
-    if (lanes == kLanes) {
-      DepthwiseBlock<true>(g, in_n, wp, bias, y, res_n, out_n, c0, lanes);
-    } else {
-      DepthwiseBlock<false>(g, in_n, wp, bias, y, res_n, out_n, c0, lanes);
-    }
-  }
-}
-
 }  // namespace
+}  // namespace direct_kernel
+
+using direct_kernel::CurrentMode;
+using direct_kernel::DepthwiseRow;
+using direct_kernel::Geo;
+using direct_kernel::kLanes;
+using direct_kernel::kMaxBlocks;
+using direct_kernel::kPointwiseChunkFloats;
+using direct_kernel::kTile;
+using direct_kernel::Mode;
+using direct_kernel::PointwiseGroupAny;
+using direct_kernel::RegularRow;
 
 // The packed filter. Regular: channel groups of up to kMaxBlocks blocks,
 // group k at weights + group_offset[k], laid out [kh][kw][in][blocks *

@@ -41,11 +41,11 @@
 // on the corpus's shapes); any other layer of at most kMaxOutputPixels
 // output pixels whose filter has at most kMaxFilterFloats values (a
 // depthwise layer with multiplier 1: whose input has at most 128k values,
-// as it sweeps the input once per group of kBlockLanes channels). The filter bound is where oneDNN's
-// fixed ~90 KB per primitive stays under half of the filter's own bytes
-// (the 1.5x memory budget); the pixel bound keeps the large layers of
-// large models, where oneDNN's brgemm kernels are fastest, on oneDNN.
-// bench/RESULTS.md ("Direct convolutions for small layers") has the
+// as it sweeps the input once per group of kBlockLanes channels). The filter
+// bound is where oneDNN's fixed ~90 KB per primitive stays under half of the
+// filter's own bytes (the 1.5x memory budget); the pixel bound keeps
+// the large layers of large models, where oneDNN's brgemm kernels are fastest,
+// on oneDNN. bench/RESULTS.md ("Direct convolutions for small layers") has the
 // per-model times and memory both ways, //bench:direct_conv_bench the
 // per-layer speed of both.
 //
