@@ -322,11 +322,14 @@ TEST(DirectConvTest, PrefersSmallLayersAndPointwiseOnes) {
   EXPECT_TRUE(DirectConv::Prefers(s, 1, 8, 8));
   s.out_channels = 192;  // 55k values
   EXPECT_FALSE(DirectConv::Prefers(s, 1, 8, 8));
-  // Pointwise layers of up to 256 input channels, whatever their size.
+  // Pointwise layers of up to 256 input channels: whatever their size on
+  // AVX2 and below; on AVX-512 (16 lanes) only within the small-layer pixel
+  // bound, oneDNN's being faster beyond it there.
   XnnConvSpec pw;
   pw.in_channels = 24;
   pw.out_channels = 96;
-  EXPECT_TRUE(DirectConv::Prefers(pw, 1, 128, 128));
+  EXPECT_EQ(DirectConv::Prefers(pw, 1, 128, 128), DirectConv::kBlockLanes < 16);
+  EXPECT_TRUE(DirectConv::Prefers(pw, 1, 64, 64));
   pw.in_channels = pw.out_channels = 256;
   EXPECT_TRUE(DirectConv::Prefers(pw, 1, 64, 64));
   pw.in_channels = 320;

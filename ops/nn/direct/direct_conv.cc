@@ -328,12 +328,17 @@ bool DirectConv::Prefers(const XnnConvSpec& spec, int64_t n, int64_t out_h,
   if (!spec.depthwise && spec.kh == 1 && spec.kw == 1 && spec.stride_h == 1 &&
       spec.stride_w == 1 && spec.pad_top == 0 && spec.pad_left == 0 &&
       spec.pad_bottom == 0 && spec.pad_right == 0) {
-    // Pointwise: at least as fast as oneDNN's at any size up to 256 input
-    // channels (8 KB chunks of pixels; //bench:direct_conv_bench layers
-    // 36-44: 128x128 24 -> 24 0.30 vs 0.30-0.36 ms, 112x112 16 -> 96
-    // 0.55 vs 0.76-0.86).
-    return spec.in_channels <= kMaxPointwiseInChannels &&
-           spec.in_channels * spec.out_channels <= kMaxPointwiseFilterFloats;
+    // Pointwise on AVX2: at least as fast as oneDNN's at any size up to 256
+    // input channels (8 KB chunks of pixels; //bench:direct_conv_bench
+    // layers 36-44: 128x128 24 -> 24 0.30 vs 0.30-0.36 ms, 112x112 16 ->
+    // 96 0.55 vs 0.76-0.86). On AVX-512 oneDNN's is 0-16% faster beyond
+    // the small-layer bound (a Zen 4 VM: 128x128 24 -> 24 0.29 vs 0.25 ms,
+    // 112x112 16 -> 64 0.29 vs 0.25): those go to oneDNN there.
+    if (kBlockLanes < 16 || n * out_h * out_w <= kMaxOutputPixels) {
+      return spec.in_channels <= kMaxPointwiseInChannels &&
+             spec.in_channels * spec.out_channels <= kMaxPointwiseFilterFloats;
+    }
+    return false;
   }
   if (n * out_h * out_w > kMaxOutputPixels) return false;
   if (spec.depthwise) {

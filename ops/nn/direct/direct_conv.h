@@ -36,9 +36,11 @@
 // do not depend on the thread count (one call, one thread).
 //
 // When (Prefers): a pointwise layer (1x1, stride 1, unpadded) of at most
-// kMaxPointwiseInChannels input channels, whatever its size (a matrix
-// product over chunks of pixels that fit L1: at least as fast as oneDNN's
-// on the corpus's shapes); any other layer of at most kMaxOutputPixels
+// kMaxPointwiseInChannels input channels, whatever its size on AVX2 and
+// below (a matrix product over chunks of pixels that fit L1: at least as
+// fast as oneDNN's on the corpus's shapes), within the small-layer pixel
+// bound on AVX-512 (where oneDNN's is 0-16% faster beyond it); any other
+// layer of at most kMaxOutputPixels
 // output pixels whose filter has at most kMaxFilterFloats values (a
 // depthwise layer with multiplier 1: whose input has at most 128k values,
 // as it sweeps the input once per group of kBlockLanes channels). The filter
