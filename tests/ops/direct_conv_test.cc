@@ -102,7 +102,7 @@ TEST(DirectConvTest, RandomGeometriesMatchReference) {
 TEST(DirectConvTest, PointwiseTilesCrossRowsAndImages) {
   std::mt19937 rng(5);
   for (const int64_t cin : {1, 7, 24, 64, 200}) {
-    for (const int64_t cout : {5, 16, 24, 40}) {
+    for (const int64_t cout : {5, 8, 16, 20, 24, 40, 56}) {
       for (const int64_t h : {3, 19}) {
         XnnConvSpec s;
         s.in_channels = cin;
@@ -323,13 +323,19 @@ TEST(DirectConvTest, PrefersSmallLayersAndPointwiseOnes) {
   s.out_channels = 192;  // 55k values
   EXPECT_FALSE(DirectConv::Prefers(s, 1, 8, 8));
   // Pointwise layers of up to 256 input channels: whatever their size on
-  // AVX2 and below; on AVX-512 (16 lanes) only within the small-layer pixel
-  // bound, oneDNN's being faster beyond it there.
+  // AVX2 and below; on AVX-512 (16 lanes) beyond the small-layer pixel
+  // bound only if their channels end in a half block (256-bit registers).
   XnnConvSpec pw;
   pw.in_channels = 24;
   pw.out_channels = 96;
   EXPECT_EQ(DirectConv::Prefers(pw, 1, 128, 128), DirectConv::kBlockLanes < 16);
   EXPECT_TRUE(DirectConv::Prefers(pw, 1, 64, 64));
+  for (const int64_t half_tail : {24, 40, 56, 5}) {
+    pw.out_channels = half_tail;
+    EXPECT_TRUE(DirectConv::Prefers(pw, 1, 128, 128)) << half_tail;
+  }
+  pw.out_channels = 28;  // 16 + 12: a 12-lane tail needs a zmm block
+  EXPECT_EQ(DirectConv::Prefers(pw, 1, 128, 128), DirectConv::kBlockLanes < 16);
   pw.in_channels = pw.out_channels = 256;
   EXPECT_TRUE(DirectConv::Prefers(pw, 1, 64, 64));
   pw.in_channels = 320;

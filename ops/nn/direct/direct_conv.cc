@@ -261,11 +261,133 @@ void PointwiseGroup(const float* in, int64_t p0, int64_t p1, int64_t c_in,
   if (p < p1) tiles(std::integral_constant<int, 1>(), p + 1);
 }
 
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+// AVX-512: a group whose last block holds at most 8 channels (24 = 16 + 8,
+// 40 = 32 + 8, 5) runs that block on 256-bit registers. Zen 4 executes a
+// 512-bit FMA as two 256-bit halves, so the half-empty zmm block wasted a
+// quarter of a 24-channel layer's FMAs; elsewhere a ymm FMA costs no more.
+// NF (0 or 1) full blocks, then the 8-lane half block of `half` channels
+// (kHalfFull: all 8). The packed row per input channel stays (NF + 1) *
+// kLanes floats wide; the half block reads the first 8 of its 16.
+typedef float Half __attribute__((vector_size(8 * sizeof(float))));
+typedef float HalfU
+    __attribute__((vector_size(8 * sizeof(float)), aligned(4), __may_alias__));
+inline Half LoadHalf(const float* p) {
+  return *reinterpret_cast<const HalfU*>(p);
+}
+
+template <int R, int NF, bool kHalfFull>
+__attribute__((noinline)) void PointwiseTilesHalf(
+    const float* in, int64_t p0, int64_t p1, int64_t c_in, int64_t c_out,
+    const float* wg, const float* bias, const float* res, float* out,
+    int64_t co0, int half, float lo_s, float hi_s) {
+  constexpr int kRow = (NF + 1) * kLanes;
+  const __mmask8 mask = static_cast<__mmask8>((1u << half) - 1);
+  auto load_half = [&](const float* p) -> Half {
+    if constexpr (kHalfFull) return LoadHalf(p);
+    return reinterpret_cast<Half>(_mm256_maskz_loadu_ps(mask, p));
+  };
+  Vec bf = {};
+  Half bh = {};
+  if (bias != nullptr) {
+    if constexpr (NF == 1) bf = Load(bias);
+    bh = load_half(bias + NF * kLanes);
+  }
+  const Vec lo = Vec{} + lo_s, hi = Vec{} + hi_s;
+  const Half lo8 = Half{} + lo_s, hi8 = Half{} + hi_s;
+  for (int64_t p = p0; p + R <= p1; p += R) {
+    Vec accf[R];
+    Half acch[R];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      accf[r] = Vec{};
+      acch[r] = Half{};
+    }
+    const float* ip = in + p * c_in;
+    const float* wk = wg;
+    for (int64_t k = 0; k < c_in; ++k, wk += kRow) {
+      Vec wf = {};
+      if constexpr (NF == 1) wf = Load(wk);
+      const Half wh = LoadHalf(wk + NF * kLanes);
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        const float x = ip[r * c_in + k];
+        if constexpr (NF == 1) accf[r] += wf * x;
+        acch[r] += wh * x;
+      }
+    }
+    const int64_t off = p * c_out + co0;
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const int64_t at = off + r * c_out;
+      if constexpr (NF == 1) {
+        FinishHoisted<true>(accf[r], bf, lo, hi,
+                            res == nullptr ? nullptr : res + at, out + at,
+                            kLanes);
+      }
+      const int64_t ah = at + NF * kLanes;
+      Half v = acch[r] + bh;
+      if (res != nullptr) v += load_half(res + ah);
+      v = v < lo8 ? lo8 : v;
+      v = v > hi8 ? hi8 : v;
+      if constexpr (kHalfFull) {
+        *reinterpret_cast<HalfU*>(out + ah) = v;
+      } else {
+        _mm256_mask_storeu_ps(out + ah, mask, reinterpret_cast<__m256>(v));
+      }
+    }
+  }
+}
+
+// Pixels [p0, p1) of one such group: tiles of R (16 ymm accumulators, or 12
+// zmm + 12 ymm), then 4, 2, 1.
+template <int NF, bool kHalfFull>
+void PointwiseGroupHalf(const float* in, int64_t p0, int64_t p1, int64_t c_in,
+                        int64_t c_out, const float* wg, const float* bias,
+                        const float* res, float* out, int64_t co0, int half,
+                        float lo, float hi) {
+  constexpr int R = NF == 0 ? 16 : 12;
+  int64_t p = p0;
+  auto tiles = [&](auto r_tag, int64_t end) {
+    constexpr int kR = decltype(r_tag)::value;
+    PointwiseTilesHalf<kR, NF, kHalfFull>(in, p, end, c_in, c_out, wg, bias,
+                                          res, out, co0, half, lo, hi);
+    p = end;
+  };
+  if (p1 - p0 >= R)
+    tiles(std::integral_constant<int, R>(), p0 + (p1 - p0) / R * R);
+  if (p + 8 <= p1) tiles(std::integral_constant<int, 8>(), p + 8);
+  if (p + 4 <= p1) tiles(std::integral_constant<int, 4>(), p + 4);
+  if (p + 2 <= p1) tiles(std::integral_constant<int, 2>(), p + 2);
+  if (p < p1) tiles(std::integral_constant<int, 1>(), p + 1);
+}
+#endif  // __AVX512F__ && __AVX512VL__
+
 // PointwiseGroup for a group of `valid` channels.
 void PointwiseGroupAny(const float* in, int64_t p0, int64_t p1, int64_t c_in,
                        int64_t c_out, const float* wg, const float* bias,
                        const float* res, float* out, int64_t co0, int64_t valid,
                        float lo, float hi) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  if (valid <= 8 || (valid > kLanes && valid <= kLanes + 8)) {
+    const int nf = valid > kLanes ? 1 : 0;
+    const int half = static_cast<int>(valid) - nf * kLanes;
+    if (nf == 1 && half == 8) {
+      PointwiseGroupHalf<1, true>(in, p0, p1, c_in, c_out, wg, bias, res, out,
+                                  co0, half, lo, hi);
+    } else if (nf == 1) {
+      PointwiseGroupHalf<1, false>(in, p0, p1, c_in, c_out, wg, bias, res, out,
+                                   co0, half, lo, hi);
+    } else if (half == 8) {
+      PointwiseGroupHalf<0, true>(in, p0, p1, c_in, c_out, wg, bias, res, out,
+                                  co0, half, lo, hi);
+    } else {
+      PointwiseGroupHalf<0, false>(in, p0, p1, c_in, c_out, wg, bias, res, out,
+                                   co0, half, lo, hi);
+    }
+    return;
+  }
+#endif
   if (valid == 2 * kLanes) {
     PointwiseGroup<2, true>(in, p0, p1, c_in, c_out, wg, bias, res, out, co0,
                             valid, lo, hi);
@@ -331,10 +453,15 @@ bool DirectConv::Prefers(const XnnConvSpec& spec, int64_t n, int64_t out_h,
     // Pointwise on AVX2: at least as fast as oneDNN's at any size up to 256
     // input channels (8 KB chunks of pixels; //bench:direct_conv_bench
     // layers 36-44: 128x128 24 -> 24 0.30 vs 0.30-0.36 ms, 112x112 16 ->
-    // 96 0.55 vs 0.76-0.86). On AVX-512 oneDNN's is 0-16% faster beyond
-    // the small-layer bound (a Zen 4 VM: 128x128 24 -> 24 0.29 vs 0.25 ms,
-    // 112x112 16 -> 64 0.29 vs 0.25): those go to oneDNN there.
-    if (kBlockLanes < 16 || n * out_h * out_w <= kMaxOutputPixels) {
+    // 96 0.55 vs 0.76-0.86). On AVX-512 (a Zen 4 VM) oneDNN's is 0-16%
+    // faster beyond the small-layer bound (112x112 16 -> 64 0.29 vs 0.25
+    // ms) unless the last channel group ends in a half block, which runs on
+    // 256-bit registers (PointwiseTilesHalf: 128x128 24 -> 24 0.20 vs
+    // 0.26, 56x56 144 -> 24 0.20 vs 0.30).
+    const int64_t tail = spec.out_channels % (2 * kBlockLanes);
+    const bool half_tail = (tail > 0 && tail <= 8) || (tail > 16 && tail <= 24);
+    if (kBlockLanes < 16 || n * out_h * out_w <= kMaxOutputPixels ||
+        half_tail) {
       return spec.in_channels <= kMaxPointwiseInChannels &&
              spec.in_channels * spec.out_channels <= kMaxPointwiseFilterFloats;
     }

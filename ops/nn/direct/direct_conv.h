@@ -38,8 +38,10 @@
 // When (Prefers): a pointwise layer (1x1, stride 1, unpadded) of at most
 // kMaxPointwiseInChannels input channels, whatever its size on AVX2 and
 // below (a matrix product over chunks of pixels that fit L1: at least as
-// fast as oneDNN's on the corpus's shapes), within the small-layer pixel
-// bound on AVX-512 (where oneDNN's is 0-16% faster beyond it); any other
+// fast as oneDNN's on the corpus's shapes), on AVX-512 within the
+// small-layer pixel bound (oneDNN's is 0-16% faster beyond it) unless its
+// channels end in a half block (out_channels % 32 in 1..8 or 17..24: that
+// block runs on 256-bit registers, 23-34% faster than oneDNN); any other
 // layer of at most kMaxOutputPixels
 // output pixels whose filter has at most kMaxFilterFloats values (a
 // depthwise layer with multiplier 1: whose input has at most 128k values,
