@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""GFLOP/s of the convolutions graphrt runs on oneDNN, per corpus model.
+"""GFLOP/s of a corpus model's convolutions and of its whole Run.
 
 How: runs `graphrt bench --threads 1` twice per model: once plain (median
-Run time), once with oneDNN's own per-primitive timer on (DNNL_VERBOSE=1
-prints every execution's shape and milliseconds). FLOPs come from the
-printed shapes: 2 * N * OC * OH * OW * (IC / G) * KH * KW per convolution
-(a deconvolution scatters each input pixel: 2 * N * IC * IH * IW *
-(OC / G) * KH * KW). Reported per model: FLOPs per Run, GFLOP/s over the
-convolutions' own time (the first Run left out), GFLOP/s over the whole
-Run's median time, both as a share of the peak given with --peak
-(//bench:peak_flops). Convolutions that oneDNN
-declines (then XNNPACK or the portable path runs them) are not counted:
-the script prints how many of the model's convolution executions it saw.
+Run time) and once with `--profile`, whose per-op table gives each op's
+milliseconds and GFLOP/s per Run (FLOPs counted by the kernels
+themselves: 2 * N * OH * OW * OC * IC / G * KH * KW per convolution,
+a fused depthwise block's three stages included). Convolutions are the ops
+whose name holds "Conv" and `_FusedDepthwiseBlock`, whichever backend ran
+them (oneDNN, the direct kernel, XNNPACK, Eigen). Reported per model:
+convolution GFLOP per Run, their GFLOP/s over their own time, the same
+FLOPs over the plain Run's median time, and both as a share of the peak
+given with --peak (//bench:peak_flops); "all counted" is the profiler's
+rate for every op it counts FLOPs for (MatMul, pooling, ...), over the
+profiled Run.
 
   python3 bench/conv_gflops.py --peak 238 blazepose-heavy movenet-thunder
 """
@@ -19,35 +20,38 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 
 HOME = os.path.expanduser("~")
-# oneDNN's shape string, e.g. "g24mb1_ic24oc24_ih64oh64kh5sh1dh0ph2_iw64..."
-# (the group count "g24" only for grouped / depthwise convolutions).
-DESC = re.compile(
-    r"(?:g(\d+))?mb(\d+)_ic(\d+)oc(\d+)_ih(\d+)oh(\d+)kh(\d+)\S*?"
-    r"_iw(\d+)ow(\d+)kw(\d+)")
+ALL_COUNTED = re.compile(r"all counted FLOPs over the whole Run: ([0-9.]+)")
 
 
-def flops(kind, desc):
-    m = DESC.search(desc)
-    if not m:
-        return None
-    g, n, ic, oc, ih, oh, kh, iw, ow, kw = (
-        int(v) if v else 1 for v in m.groups())
-    if kind == "deconvolution":
-        return 2.0 * n * ic * ih * iw * (oc // g) * kh * kw
-    return 2.0 * n * oc * oh * ow * (ic // g) * kh * kw
-
-
-def bench(graphrt, model, inputs, iters, env=None):
+def bench(graphrt, model, inputs, iters, profile):
     cmd = [graphrt, "bench", model, "--inputs", inputs, "--threads", "1",
            "--iters", str(iters), "--warmup", "2"]
-    p = subprocess.run(cmd, capture_output=True, text=True,
-                       env=dict(os.environ, **(env or {})), check=True)
-    return p
+    if profile:
+        cmd.append("--profile")
+    return subprocess.run(cmd, capture_output=True, text=True, check=True)
+
+
+def conv_rows(profile_text):
+    """(ms per Run, GFLOP/s) of each convolution op in the per-op table."""
+    rows, in_table = [], False
+    for line in profile_text.splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "op" and "GFLOP/s" in f:
+            in_table = True
+            continue
+        if line.startswith("all counted"):
+            break
+        if not in_table or len(f) < 6:
+            continue
+        if "Conv" in f[0] or f[0] == "_FusedDepthwiseBlock":
+            rows.append((float(f[3]), float(f[5])))
+    return rows
 
 
 def main():
@@ -62,42 +66,30 @@ def main():
     ap.add_argument("--peak", type=float, default=0.0,
                     help="FP32 GFLOP/s per core (//bench:peak_flops)")
     a = ap.parse_args()
-    print("| model | GFLOP per Run | conv executions | conv ms | Run ms "
-          "| conv GFLOP/s | Run GFLOP/s | conv % of peak | Run % of peak |")
+    print("| model | conv GFLOP per Run | conv ms | Run ms | conv GFLOP/s "
+          "| Run GFLOP/s | all counted GFLOP/s | conv % of peak "
+          "| Run % of peak |")
     print("|---|---|---|---|---|---|---|---|---|")
+    pk = (lambda v: f"{100 * v / a.peak:.0f}%") if a.peak else (lambda v: "")
     for name in a.models:
         model = os.path.join(a.models_dir, name + ".json")
         inputs = os.path.join(a.inputs_dir, name + ".json")
-        run_ms = json.loads(bench(a.graphrt, model, inputs, a.iters).stdout)[
-            "median_ms"]
-        runs = 1 + 2 + a.iters  # first Run + warmup + timed
-        p = bench(a.graphrt, model, inputs, a.iters, {"DNNL_VERBOSE": "1"})
-        execs = []
-        for line in p.stdout.splitlines() + p.stderr.splitlines():
-            f = line.split(",")
-            if len(f) < 6 or not f[0].endswith("verbose") or f[1] != "exec":
-                continue
-            if f[3] not in ("convolution", "deconvolution"):
-                continue
-            fl = flops(f[3], f[-2])
-            if fl is None:
-                continue
-            execs.append((fl, float(f[-1])))
-        if not execs:
-            print(f"| {name} | no oneDNN convolutions | | | | | | | |")
+        run_ms = json.loads(
+            bench(a.graphrt, model, inputs, a.iters, False).stdout)[
+                "median_ms"]
+        prof = bench(a.graphrt, model, inputs, a.iters, True).stderr
+        rows = conv_rows(prof)
+        if not rows:
+            print(f"| {name} | no convolutions | | | | | | | |")
             continue
-        # The first Run's executions (cold caches, first touch) are left out.
-        per_run = len(execs) // runs
-        timed = execs[per_run:]
-        gflop = sum(f for f, _ in timed) / (runs - 1) / 1e9
-        conv_ms = sum(t for _, t in timed) / (runs - 1)
-        count = per_run * runs
+        conv_ms = sum(ms for ms, _ in rows)
+        gflop = sum(ms * gfs for ms, gfs in rows) / 1e3
         conv_gfs = gflop / (conv_ms / 1e3)
         run_gfs = gflop / (run_ms / 1e3)
-        pk = (lambda v: f"{100 * v / a.peak:.0f}%") if a.peak else (
-            lambda v: "")
-        print(f"| {name} | {gflop:.2f} | {count // runs} | {conv_ms:.2f} | "
-              f"{run_ms:.2f} | {conv_gfs:.0f} | {run_gfs:.0f} | {pk(conv_gfs)} "
+        m = ALL_COUNTED.search(prof)
+        all_gfs = m.group(1) if m else ""
+        print(f"| {name} | {gflop:.2f} | {conv_ms:.2f} | {run_ms:.2f} | "
+              f"{conv_gfs:.0f} | {run_gfs:.0f} | {all_gfs} | {pk(conv_gfs)} "
               f"| {pk(run_gfs)} |")
         sys.stdout.flush()
 
