@@ -235,20 +235,14 @@ __attribute__((noinline)) void PointwiseTiles(
   }
 }
 
-// Pixels [p0, p1) of a pointwise convolution, one channel group: tiles of
-// kTile pixels (2 * kTile for a one-block group, then one of kTile), then
-// 4, 2, 1.
-template <int NB, bool kFull>
-void PointwiseGroup(const float* in, int64_t p0, int64_t p1, int64_t c_in,
-                    int64_t c_out, const float* wg, const float* bias,
-                    const float* res, float* out, int64_t co0, int64_t valid,
-                    float lo, float hi) {
-  constexpr int R = NB == 1 ? 2 * kTile : kTile;
+// Pixels [p0, p1) in tiles: as many of R pixels as fit, then one each of
+// kTile (when R is larger), 4, 2 and 1 where they fit. run(r_tag, p, end)
+// does the tiles of r_tag's size from p to end.
+template <int R, typename RunTiles>
+inline void WalkPixelTiles(int64_t p0, int64_t p1, RunTiles run) {
   int64_t p = p0;
   auto tiles = [&](auto r_tag, int64_t end) {
-    constexpr int kR = decltype(r_tag)::value;
-    PointwiseTiles<kR, NB, kFull>(in, p, end, c_in, c_out, wg, bias, res, out,
-                                  co0, valid, lo, hi);
+    run(r_tag, p, end);
     p = end;
   };
   if (p1 - p0 >= R)
@@ -259,6 +253,35 @@ void PointwiseGroup(const float* in, int64_t p0, int64_t p1, int64_t c_in,
   if (p + 4 <= p1) tiles(std::integral_constant<int, 4>(), p + 4);
   if (p + 2 <= p1) tiles(std::integral_constant<int, 2>(), p + 2);
   if (p < p1) tiles(std::integral_constant<int, 1>(), p + 1);
+}
+
+// Pixels [p0, p1) of a pointwise convolution, one channel group: tiles of
+// kTile pixels (2 * kTile for a one-block group).
+template <int NB, bool kFull>
+void PointwiseGroup(const float* in, int64_t p0, int64_t p1, int64_t c_in,
+                    int64_t c_out, const float* wg, const float* bias,
+                    const float* res, float* out, int64_t co0, int64_t valid,
+                    float lo, float hi) {
+  WalkPixelTiles<NB == 1 ? 2 * kTile : kTile>(
+      p0, p1, [&](auto r_tag, int64_t p, int64_t end) {
+        constexpr int kR = decltype(r_tag)::value;
+        PointwiseTiles<kR, NB, kFull>(in, p, end, c_in, c_out, wg, bias, res,
+                                      out, co0, valid, lo, hi);
+      });
+}
+
+// Whether a channel group of `valid` channels ends in a block of at most
+// half a vector, which PointwiseGroupHalf runs on 256-bit registers
+// (AVX-512 with VL only).
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+constexpr bool kHasHalfBlocks = true;
+#else
+constexpr bool kHasHalfBlocks = false;
+#endif
+constexpr int kHalfLanes = kLanes / 2;
+inline bool EndsInHalfBlock(int64_t valid) {
+  return kHasHalfBlocks && (valid <= kHalfLanes ||
+                            (valid > kLanes && valid <= kLanes + kHalfLanes));
 }
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
@@ -339,27 +362,19 @@ __attribute__((noinline)) void PointwiseTilesHalf(
   }
 }
 
-// Pixels [p0, p1) of one such group: tiles of R (16 ymm accumulators, or 12
-// zmm + 12 ymm), then 4, 2, 1.
+// Pixels [p0, p1) of one such group: tiles of 16 ymm accumulators, or 12
+// zmm + 12 ymm.
 template <int NF, bool kHalfFull>
 void PointwiseGroupHalf(const float* in, int64_t p0, int64_t p1, int64_t c_in,
                         int64_t c_out, const float* wg, const float* bias,
                         const float* res, float* out, int64_t co0, int half,
                         float lo, float hi) {
-  constexpr int R = NF == 0 ? 16 : 12;
-  int64_t p = p0;
-  auto tiles = [&](auto r_tag, int64_t end) {
-    constexpr int kR = decltype(r_tag)::value;
-    PointwiseTilesHalf<kR, NF, kHalfFull>(in, p, end, c_in, c_out, wg, bias,
-                                          res, out, co0, half, lo, hi);
-    p = end;
-  };
-  if (p1 - p0 >= R)
-    tiles(std::integral_constant<int, R>(), p0 + (p1 - p0) / R * R);
-  if (p + 8 <= p1) tiles(std::integral_constant<int, 8>(), p + 8);
-  if (p + 4 <= p1) tiles(std::integral_constant<int, 4>(), p + 4);
-  if (p + 2 <= p1) tiles(std::integral_constant<int, 2>(), p + 2);
-  if (p < p1) tiles(std::integral_constant<int, 1>(), p + 1);
+  WalkPixelTiles<NF == 0 ? 16 : 12>(
+      p0, p1, [&](auto r_tag, int64_t p, int64_t end) {
+        constexpr int kR = decltype(r_tag)::value;
+        PointwiseTilesHalf<kR, NF, kHalfFull>(in, p, end, c_in, c_out, wg, bias,
+                                              res, out, co0, half, lo, hi);
+      });
 }
 #endif  // __AVX512F__ && __AVX512VL__
 
@@ -369,7 +384,7 @@ void PointwiseGroupAny(const float* in, int64_t p0, int64_t p1, int64_t c_in,
                        const float* res, float* out, int64_t co0, int64_t valid,
                        float lo, float hi) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-  if (valid <= 8 || (valid > kLanes && valid <= kLanes + 8)) {
+  if (EndsInHalfBlock(valid)) {
     const int nf = valid > kLanes ? 1 : 0;
     const int half = static_cast<int>(valid) - nf * kLanes;
     if (nf == 1 && half == 8) {
@@ -408,6 +423,7 @@ void PointwiseGroupAny(const float* in, int64_t p0, int64_t p1, int64_t c_in,
 
 using direct_kernel::CurrentMode;
 using direct_kernel::DepthwiseRow;
+using direct_kernel::EndsInHalfBlock;
 using direct_kernel::Geo;
 using direct_kernel::kLanes;
 using direct_kernel::kMaxBlocks;
@@ -458,8 +474,8 @@ bool DirectConv::Prefers(const XnnConvSpec& spec, int64_t n, int64_t out_h,
     // ms) unless the last channel group ends in a half block, which runs on
     // 256-bit registers (PointwiseTilesHalf: 128x128 24 -> 24 0.20 vs
     // 0.26, 56x56 144 -> 24 0.20 vs 0.30).
-    const int64_t tail = spec.out_channels % (2 * kBlockLanes);
-    const bool half_tail = (tail > 0 && tail <= 8) || (tail > 16 && tail <= 24);
+    const int64_t tail = spec.out_channels % (kMaxBlocks * kLanes);
+    const bool half_tail = tail > 0 && EndsInHalfBlock(tail);
     if (kBlockLanes < 16 || n * out_h * out_w <= kMaxOutputPixels ||
         half_tail) {
       return spec.in_channels <= kMaxPointwiseInChannels &&
