@@ -173,51 +173,77 @@ TEST(DirectConvTest, ResidualIsAddedBeforeTheClampAlsoInPlace) {
   EXPECT_EQ(in_place, out);
 }
 
+// A k x k convolution (depthwise: in == out channels) on rows 75 pixels
+// wide, with border tiles on both sides, the residual and the clamp,
+// against the reference.
+void CheckWideRows(bool depthwise, int k, int stride, int in_channels,
+                   int out_channels, std::mt19937* rng) {
+  XnnConvSpec s;
+  s.depthwise = depthwise;
+  s.kh = s.kw = k;
+  s.stride_h = s.stride_w = stride;
+  s.pad_top = s.pad_left = k / 2;
+  s.pad_bottom = s.pad_right = k / 2;
+  s.in_channels = in_channels;
+  s.out_channels = out_channels;
+  s.out_min = -0.75f;
+  s.out_max = 2.0f;
+  const int64_t h = 7, w = 75;
+  const int64_t oh = OutSize(h, s.pad_top, s.pad_bottom, k, 1, stride);
+  const int64_t ow = OutSize(w, s.pad_left, s.pad_right, k, 1, stride);
+  SCOPED_TRACE(::testing::Message()
+               << k << "x" << k << (depthwise ? " depthwise" : "") << " stride "
+               << stride << " channels " << in_channels << "->"
+               << out_channels);
+  auto x = Random(h * w * in_channels, rng);
+  auto f = Random(k * k * in_channels * (depthwise ? 1 : out_channels), rng);
+  auto bias = Random(out_channels, rng);
+  auto residual = Random(oh * ow * out_channels, rng);
+  XnnConvSpec unclamped = s;
+  unclamped.out_min = -1e30f;
+  unclamped.out_max = 1e30f;
+  std::vector<float> want = Reference(unclamped, x, f, &bias, 1, h, w, oh, ow);
+  for (size_t i = 0; i < want.size(); ++i) {
+    want[i] = std::clamp(want[i] + residual[i], -0.75f, 2.0f);
+  }
+  DirectConv conv;
+  ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
+  std::vector<float> out(want.size() + 1, -7.0f);
+  ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), 1, h, w, oh,
+                       ow, out.data())
+                  .ok());
+  EXPECT_EQ(out.back(), -7.0f);
+  out.pop_back();
+  ExpectNear(out, want);
+}
+
 // Depthwise rows wide enough for runs of interior 8-pixel tiles (one call
-// per run), with border tiles on both sides, channel tails, the residual
-// and the clamp, for each shape with a fixed kernel (3x3 / 5x5, stride 1 /
-// 2).
+// per run), for each shape with a fixed kernel (3x3 / 5x5, stride 1 / 2).
+// On AVX-512 the tails of 8, 24, 40 (all 8 lanes) and 5, 20 (fewer) run on
+// 256-bit registers, 13's on a masked 512-bit block.
 TEST(DirectConvTest, DepthwiseRunsOfInteriorTiles) {
   std::mt19937 rng(5);
   for (int k : {3, 5}) {
     for (int stride : {1, 2}) {
-      for (int channels : {8, 13, 24, 40}) {
-        XnnConvSpec s;
-        s.depthwise = true;
-        s.kh = s.kw = k;
-        s.stride_h = s.stride_w = stride;
-        s.pad_top = s.pad_left = k / 2;
-        s.pad_bottom = s.pad_right = k / 2;
-        s.in_channels = s.out_channels = channels;
-        s.out_min = -0.75f;
-        s.out_max = 2.0f;
-        const int64_t h = 7, w = 75;
-        const int64_t oh = OutSize(h, s.pad_top, s.pad_bottom, k, 1, stride);
-        const int64_t ow = OutSize(w, s.pad_left, s.pad_right, k, 1, stride);
-        SCOPED_TRACE(::testing::Message()
-                     << k << "x" << k << " stride " << stride << " channels "
-                     << channels);
-        auto x = Random(h * w * channels, &rng);
-        auto f = Random(k * k * channels, &rng);
-        auto bias = Random(channels, &rng);
-        auto residual = Random(oh * ow * channels, &rng);
-        XnnConvSpec unclamped = s;
-        unclamped.out_min = -1e30f;
-        unclamped.out_max = 1e30f;
-        std::vector<float> want =
-            Reference(unclamped, x, f, &bias, 1, h, w, oh, ow);
-        for (size_t i = 0; i < want.size(); ++i) {
-          want[i] = std::clamp(want[i] + residual[i], -0.75f, 2.0f);
+      for (int channels : {5, 8, 13, 20, 24, 40}) {
+        CheckWideRows(/*depthwise=*/true, k, stride, channels, channels, &rng);
+      }
+    }
+  }
+}
+
+// Regular layers (RGB stems and others) whose last channel group ends in a
+// half block on AVX-512 (5, 8, 20, 24, 40), in 12-pixel tiles when a full
+// block comes first, and ones that do not (13, 32).
+TEST(DirectConvTest, RegularRowsEndingInHalfBlocks) {
+  std::mt19937 rng(6);
+  for (int k : {3, 5}) {
+    for (int stride : {1, 2}) {
+      for (int in_channels : {3, 16}) {
+        for (int out_channels : {5, 8, 13, 20, 24, 32, 40}) {
+          CheckWideRows(/*depthwise=*/false, k, stride, in_channels,
+                        out_channels, &rng);
         }
-        DirectConv conv;
-        ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
-        std::vector<float> out(want.size() + 1, -7.0f);
-        ASSERT_TRUE(conv.Run(s, bias.data(), residual.data(), x.data(), 1, h, w,
-                             oh, ow, out.data())
-                        .ok());
-        EXPECT_EQ(out.back(), -7.0f);
-        out.pop_back();
-        ExpectNear(out, want);
       }
     }
   }
@@ -350,6 +376,25 @@ TEST(DirectConvTest, PrefersSmallLayersAndPointwiseOnes) {
   EXPECT_TRUE(DirectConv::Prefers(dw, 1, 16, 16));
   dw.out_channels = 1024;  // multiplier 2
   EXPECT_FALSE(DirectConv::Prefers(dw, 1, 16, 16));
+  // Large depthwise layers: stride 1 runs here on AVX-512 builds only;
+  // stride 2 beyond the small-layer bound stays on oneDNN everywhere.
+  dw.kh = dw.kw = 3;
+  dw.in_channels = dw.out_channels = 24;
+  EXPECT_EQ(DirectConv::Prefers(dw, 1, 128, 128),
+            DirectConv::kBlockLanes == 16);
+  dw.stride_h = dw.stride_w = 2;
+  EXPECT_FALSE(DirectConv::Prefers(dw, 1, 128, 128));
+  // Large RGB stems: here on AVX-512 when their channels end in a half
+  // block (24 = 16 + 8), else on oneDNN (32).
+  XnnConvSpec stem;
+  stem.kh = stem.kw = 5;
+  stem.stride_h = stem.stride_w = 2;
+  stem.in_channels = 3;
+  stem.out_channels = 24;
+  EXPECT_EQ(DirectConv::Prefers(stem, 1, 128, 128),
+            DirectConv::kBlockLanes == 16);
+  stem.out_channels = 32;
+  EXPECT_FALSE(DirectConv::Prefers(stem, 1, 128, 128));
 }
 
 }  // namespace

@@ -80,16 +80,18 @@ struct PaddedColumns {
   }
 };
 
-template <int R, int KW, int S, bool kFull, bool kPadded>
+// V: Vec, or Half for a channel tail of at most kHalfLanes (kHasHalfBlocks).
+template <typename V, int R, int KW, int S, bool kFull, bool kPadded>
 inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
     const Geo& g, const float* in_n, const float* wp, const float* bias,
     int64_t y, int64_t x0, const float* res_n, float* out_n, int64_t c0,
     int lanes, const PaddedColumns<R, KW, S>* cols) {
+  using Ops = BlockOps<V>;
   constexpr int kCols = (R - 1) * S + KW;
   constexpr bool kMasked = kPadded && kHasColumnMask;
-  Vec acc[R];
+  V acc[R];
 #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) acc[r] = Vec{};
+  for (int r = 0; r < R; ++r) acc[r] = V{};
   const int64_t cpad = (g.c_in + kLanes - 1) / kLanes * kLanes;
   const int64_t ix0 = x0 * S - g.pl;
   for (int64_t i = 0; i < g.kh; ++i) {
@@ -100,27 +102,28 @@ inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
     int64_t step = g.c_in;
     // Without masked loads a padded window row is first copied to a small
     // buffer with zeros for the padding columns.
-    Vec buf[kPadded && !kMasked ? kCols : 1];
+    V buf[kPadded && !kMasked ? kCols : 1];
     if constexpr (kPadded && !kMasked) {
       for (int t = 0; t < kCols; ++t) {
-        buf[t] = !cols->inside[t] ? Vec{}
-                 : kFull          ? Load(row + cols->offset[t])
-                                  : LoadPartial(row + cols->offset[t], lanes);
+        buf[t] = !cols->inside[t] ? V{}
+                 : kFull          ? Ops::Load(row + cols->offset[t])
+                         : Ops::LoadPartial(row + cols->offset[t], lanes);
       }
       p = reinterpret_cast<const float*>(buf);
-      step = kLanes;
+      step = Ops::kN;
     }
-    Vec w[KW];
+    V w[KW];
 #pragma GCC unroll 8
-    for (int j = 0; j < KW; ++j) w[j] = Load(wp + (i * KW + j) * cpad + c0);
+    for (int j = 0; j < KW; ++j)
+      w[j] = Ops::Load(wp + (i * KW + j) * cpad + c0);
 #pragma GCC unroll 32
     for (int t = 0; t < kCols; ++t) {
-      Vec v;
+      V v;
       if constexpr (kMasked) {
-        v = MaskedLoad(row + cols->offset[t],
-                       kFull ? cols->full[t] : cols->tail[t]);
+        v = Ops::MaskedLoad(row + cols->offset[t],
+                            kFull ? cols->full[t] : cols->tail[t]);
       } else {
-        v = kFull || kPadded ? Load(p) : LoadPartial(p, lanes);
+        v = kFull || kPadded ? Ops::Load(p) : Ops::LoadPartial(p, lanes);
         p += step;
       }
 #pragma GCC unroll 16
@@ -130,21 +133,24 @@ inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
       }
     }
   }
-  const Vec bv = bias == nullptr ? Vec{}
-                 : kFull         ? Load(bias + c0)
-                                 : LoadPartial(bias + c0, lanes);
-  const Vec lo = Vec{} + g.lo;
-  const Vec hi = Vec{} + g.hi;
+  const V bv = bias == nullptr ? V{}
+               : kFull         ? Ops::Load(bias + c0)
+                               : Ops::LoadPartial(bias + c0, lanes);
+  const V lo = V{} + g.lo;
+  const V hi = V{} + g.hi;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + c0;
-    FinishHoisted<kFull>(acc[r], bv, lo, hi,
-                         res_n == nullptr ? nullptr : res_n + off, out_n + off,
-                         lanes);
+    FinishHoisted<kFull, V>(acc[r], bv, lo, hi,
+                            res_n == nullptr ? nullptr : res_n + off,
+                            out_n + off, lanes);
   }
 }
 
-// Every channel block of the tile at x0 (full blocks, then the tail).
+// Every channel block of the tile at x0 (full blocks, then the tail: on
+// 256-bit registers when it holds at most kHalfLanes channels, e.g. the
+// last 8 of 24, where a masked zmm block would spend a full 512-bit FMA
+// per 8 lanes).
 template <int R, int KW, int S, bool kPadded>
 inline __attribute__((always_inline)) void DepthwiseAllBlocks(
     const Geo& g, const float* in_n, const float* wp, const float* bias,
@@ -152,14 +158,23 @@ inline __attribute__((always_inline)) void DepthwiseAllBlocks(
     const PaddedColumns<R, KW, S>* cols) {
   const int64_t full_end = g.c_in / kLanes * kLanes;
   for (int64_t c0 = 0; c0 < full_end; c0 += kLanes) {
-    DepthwiseTileFixedBody<R, KW, S, true, kPadded>(
+    DepthwiseTileFixedBody<Vec, R, KW, S, true, kPadded>(
         g, in_n, wp, bias, y, x0, res_n, out_n, c0, kLanes, cols);
   }
-  if (full_end < g.c_in) {
-    DepthwiseTileFixedBody<R, KW, S, false, kPadded>(
-        g, in_n, wp, bias, y, x0, res_n, out_n, full_end,
-        static_cast<int>(g.c_in - full_end), cols);
+  const int tail = static_cast<int>(g.c_in - full_end);
+  if (tail == 0) return;
+  if constexpr (kHasHalfBlocks) {
+    if (tail == kHalfLanes) {
+      return DepthwiseTileFixedBody<Half, R, KW, S, true, kPadded>(
+          g, in_n, wp, bias, y, x0, res_n, out_n, full_end, tail, cols);
+    }
+    if (tail < kHalfLanes) {
+      return DepthwiseTileFixedBody<Half, R, KW, S, false, kPadded>(
+          g, in_n, wp, bias, y, x0, res_n, out_n, full_end, tail, cols);
+    }
   }
+  DepthwiseTileFixedBody<Vec, R, KW, S, false, kPadded>(
+      g, in_n, wp, bias, y, x0, res_n, out_n, full_end, tail, cols);
 }
 
 // One tile position, every channel block: the per-tile work (the call,

@@ -40,22 +40,30 @@ Mode CurrentMode() {
 
 // R output pixels (x0 .. x0+R-1 of row y) x NB blocks of one channel group.
 // kChecked: some of the pixels' taps fall left or right of the input; they
-// read g.zeros instead (so border pixels still go 8 at a time).
+// read g.zeros instead (so border pixels still go 8 at a time). The first
+// NB - 1 blocks are full; the last holds valid - (NB - 1) * kLanes
+// channels (all of them when kFull) and is a Half (256-bit) block when
+// kHalf (AVX-512: 24 = 16 + 8 output channels, 8, 5; see
+// PointwiseTilesHalf for why).
 // Not inlined: inside RegularRow GCC 12 kept the weight vectors on the
 // stack (each FMA then read memory); on its own it keeps them in registers.
-template <int R, int NB, bool kChecked, bool kFull>
+template <int R, int NB, bool kChecked, bool kFull, bool kHalf>
 __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
                                            const float* wg, const float* bias,
                                            int64_t y, int64_t x0,
                                            const float* res_n, float* out_n,
                                            int64_t co0, int64_t valid) {
+  using VL = std::conditional_t<kHalf, Half, Vec>;
+  using OpsL = BlockOps<VL>;
+  constexpr int NF = NB - 1;  // 0 or 1 full blocks before the last
   // Zeroed one by one: `= {}` became a memset of the array, which then
   // lived on the stack.
-  Vec acc[R][NB];
+  Vec accf[R];
+  VL accl[R];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int b = 0; b < NB; ++b) acc[r][b] = Vec{};
+    accf[r] = Vec{};
+    accl[r] = VL{};
   }
   const int64_t row_stride = g.w * g.c_in;
   const int64_t px_stride = g.sw * g.c_in;
@@ -72,12 +80,12 @@ __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
       const int64_t run = g.kw * g.c_in;
       for (int64_t k = 0; k < run; ++k) {
         const float* wk = wp + k * NB * kLanes;
-        const Vec w0 = Load(wk);
-        const Vec w1 = NB > 1 ? Load(wk + kLanes) : Vec{};
+        const Vec w0 = NF > 0 ? Load(wk) : Vec{};
+        const VL wl = OpsL::Load(wk + NF * kLanes);
         for (int r = 0; r < R; ++r) {
           const float x = ip[r * px_stride + k];
-          acc[r][0] += w0 * x;
-          if constexpr (NB > 1) acc[r][1] += w1 * x;
+          if constexpr (NF > 0) accf[r] += w0 * x;
+          accl[r] += wl * x;
         }
       }
       continue;
@@ -92,52 +100,48 @@ __attribute__((noinline)) void RegularTile(const Geo& g, const float* in_n,
       const float* wp = wg + (i * g.kw + j) * wstride;
       for (int64_t c = 0; c < g.c_in; ++c) {
         const float* wc = wp + c * NB * kLanes;
-        const Vec w0 = Load(wc);
-        const Vec w1 = NB > 1 ? Load(wc + kLanes) : Vec{};
+        const Vec w0 = NF > 0 ? Load(wc) : Vec{};
+        const VL wl = OpsL::Load(wc + NF * kLanes);
         for (int r = 0; r < R; ++r) {
           const float x = ip[r][c];
-          acc[r][0] += w0 * x;
-          if constexpr (NB > 1) acc[r][1] += w1 * x;
+          if constexpr (NF > 0) accf[r] += w0 * x;
+          accl[r] += wl * x;
         }
       }
     }
   }
-  if constexpr (!kFull) {
-    for (int r = 0; r < R; ++r) {
-      const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + co0;
-      for (int b = 0; b < NB; ++b) {
-        const int64_t lanes = std::min<int64_t>(kLanes, valid - b * kLanes);
-        if (lanes <= 0) break;
-        Finish(g, acc[r][b], bias == nullptr ? nullptr : bias + b * kLanes,
-               res_n == nullptr ? nullptr : res_n + off + b * kLanes,
-               out_n + off + b * kLanes, static_cast<int>(lanes));
-      }
-    }
-    return;
-  }
-  // Every block full (the common case).
-  Vec bv[NB];
-  for (int b = 0; b < NB; ++b) {
-    bv[b] = bias == nullptr ? Vec{} : Load(bias + b * kLanes);
-  }
+  // The epilogue, its constants loaded once per tile (bias: zeros without
+  // one, see FinishHoisted).
+  const int last = static_cast<int>(valid - NF * kLanes);
+  const Vec bvf = bias == nullptr || NF == 0 ? Vec{} : Load(bias);
+  const VL bvl = bias == nullptr ? VL{}
+                 : kFull         ? OpsL::Load(bias + NF * kLanes)
+                                 : OpsL::LoadPartial(bias + NF * kLanes, last);
   const Vec lo = Vec{} + g.lo;
   const Vec hi = Vec{} + g.hi;
+  const VL lol = VL{} + g.lo;
+  const VL hil = VL{} + g.hi;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     const int64_t off = ((y * g.out_w) + x0 + r) * g.c_out + co0;
-#pragma GCC unroll 4
-    for (int b = 0; b < NB; ++b) {
-      FinishHoisted<true>(acc[r][b], bv[b], lo, hi,
-                          res_n == nullptr ? nullptr : res_n + off + b * kLanes,
-                          out_n + off + b * kLanes, kLanes);
+    if constexpr (NF > 0) {
+      FinishHoisted<true>(accf[r], bvf, lo, hi,
+                          res_n == nullptr ? nullptr : res_n + off, out_n + off,
+                          kLanes);
     }
+    FinishHoisted<kFull, VL>(
+        accl[r], bvl, lol, hil,
+        res_n == nullptr ? nullptr : res_n + off + NF * kLanes,
+        out_n + off + NF * kLanes, last);
   }
 }
 
 // One output row of one channel group: tiles of 8 pixels, then 4, 2, 1
 // (one pixel alone is a single dependency chain per block); a tile that
-// reaches into the padding takes the checked path.
-template <int NB, bool kFull>
+// reaches into the padding takes the checked path. One block: tiles of 16
+// first, for as many independent accumulators; a full block and a half
+// one: tiles of 12 (12 zmm + 12 ymm accumulators).
+template <int NB, bool kFull, bool kHalf>
 void RegularRow(const Geo& g, const float* in_n, const float* wg,
                 const float* bias, int64_t y, const float* res_n, float* out_n,
                 int64_t co0, int64_t valid) {
@@ -147,21 +151,19 @@ void RegularRow(const Geo& g, const float* in_n, const float* wg,
   auto tile = [&](auto r_tag) {
     constexpr int R = decltype(r_tag)::value;
     if (x >= begin && x + R <= end) {
-      RegularTile<R, NB, false, kFull>(g, in_n, wg, bias, y, x, res_n, out_n,
-                                       co0, valid);
+      RegularTile<R, NB, false, kFull, kHalf>(g, in_n, wg, bias, y, x, res_n,
+                                              out_n, co0, valid);
     } else {
-      RegularTile<R, NB, true, kFull>(g, in_n, wg, bias, y, x, res_n, out_n,
-                                      co0, valid);
+      RegularTile<R, NB, true, kFull, kHalf>(g, in_n, wg, bias, y, x, res_n,
+                                             out_n, co0, valid);
     }
     x += R;
   };
-  if constexpr (NB == 1) {
-    // One block: twice the pixels, for as many independent accumulators.
-    while (x + 2 * kTile <= g.out_w) {
-      tile(std::integral_constant<int, 2 * kTile>());
-    }
+  constexpr int kBig = NB == 1 ? 2 * kTile : kHalf ? 12 : kTile;
+  while (x + kBig <= g.out_w) tile(std::integral_constant<int, kBig>());
+  if constexpr (kBig > kTile) {
+    if (x + kTile <= g.out_w) tile(std::integral_constant<int, kTile>());
   }
-  while (x + kTile <= g.out_w) tile(std::integral_constant<int, kTile>());
   if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
   if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
   if (x < g.out_w) tile(std::integral_constant<int, 1>());
@@ -273,12 +275,6 @@ void PointwiseGroup(const float* in, int64_t p0, int64_t p1, int64_t c_in,
 // Whether a channel group of `valid` channels ends in a block of at most
 // half a vector, which PointwiseGroupHalf runs on 256-bit registers
 // (AVX-512 with VL only).
-#if defined(__AVX512F__) && defined(__AVX512VL__)
-constexpr bool kHasHalfBlocks = true;
-#else
-constexpr bool kHasHalfBlocks = false;
-#endif
-constexpr int kHalfLanes = kLanes / 2;
 inline bool EndsInHalfBlock(int64_t valid) {
   return kHasHalfBlocks && (valid <= kHalfLanes ||
                             (valid > kLanes && valid <= kLanes + kHalfLanes));
@@ -292,12 +288,6 @@ inline bool EndsInHalfBlock(int64_t valid) {
 // NF (0 or 1) full blocks, then the 8-lane half block of `half` channels
 // (kHalfFull: all 8). The packed row per input channel stays (NF + 1) *
 // kLanes floats wide; the half block reads the first 8 of its 16.
-typedef float Half __attribute__((vector_size(8 * sizeof(float))));
-typedef float HalfU
-    __attribute__((vector_size(8 * sizeof(float)), aligned(4), __may_alias__));
-inline Half LoadHalf(const float* p) {
-  return *reinterpret_cast<const HalfU*>(p);
-}
 
 template <int R, int NF, bool kHalfFull>
 __attribute__((noinline)) void PointwiseTilesHalf(
@@ -418,6 +408,42 @@ void PointwiseGroupAny(const float* in, int64_t p0, int64_t p1, int64_t c_in,
   }
 }
 
+// RegularRow for a group of `valid` channels.
+void RegularRowAny(const Geo& g, const float* in_n, const float* wg,
+                   const float* bias, int64_t y, const float* res_n,
+                   float* out_n, int64_t co0, int64_t valid) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  {
+    if (EndsInHalfBlock(valid)) {
+      const bool full = valid % kLanes == kHalfLanes;
+      if (valid > kLanes && full) {
+        RegularRow<2, true, true>(g, in_n, wg, bias, y, res_n, out_n, co0,
+                                  valid);
+      } else if (valid > kLanes) {
+        RegularRow<2, false, true>(g, in_n, wg, bias, y, res_n, out_n, co0,
+                                   valid);
+      } else if (full) {
+        RegularRow<1, true, true>(g, in_n, wg, bias, y, res_n, out_n, co0,
+                                  valid);
+      } else {
+        RegularRow<1, false, true>(g, in_n, wg, bias, y, res_n, out_n, co0,
+                                   valid);
+      }
+      return;
+    }
+  }
+#endif
+  if (valid == 2 * kLanes) {
+    RegularRow<2, true, false>(g, in_n, wg, bias, y, res_n, out_n, co0, valid);
+  } else if (valid > kLanes) {
+    RegularRow<2, false, false>(g, in_n, wg, bias, y, res_n, out_n, co0, valid);
+  } else if (valid == kLanes) {
+    RegularRow<1, true, false>(g, in_n, wg, bias, y, res_n, out_n, co0, valid);
+  } else {
+    RegularRow<1, false, false>(g, in_n, wg, bias, y, res_n, out_n, co0, valid);
+  }
+}
+
 }  // namespace
 }  // namespace direct_kernel
 
@@ -431,7 +457,7 @@ using direct_kernel::kPointwiseChunkFloats;
 using direct_kernel::kTile;
 using direct_kernel::Mode;
 using direct_kernel::PointwiseGroupAny;
-using direct_kernel::RegularRow;
+using direct_kernel::RegularRowAny;
 
 // The packed filter. Regular: channel groups of up to kMaxBlocks blocks,
 // group k at weights + group_offset[k], laid out [kh][kw][in][blocks *
@@ -483,18 +509,40 @@ bool DirectConv::Prefers(const XnnConvSpec& spec, int64_t n, int64_t out_h,
     }
     return false;
   }
-  if (n * out_h * out_w > kMaxOutputPixels) return false;
   if (spec.depthwise) {
-    // Depthwise layers sweep the input once per group of kLanes channels; an
-    // input beyond ~512 KB then streams from L3 for every group (MobileNet
-    // V2's 56x56x144 layer: 5 GFLOP/s here, 16-28 on oneDNN).
+    // AVX-512: depthwise layers of stride 1 at any size. A tile runs every
+    // channel block of its pixels (DepthwiseAllBlocks), so the input
+    // streams once, and the direct kernel is 20-37% faster than oneDNN's on
+    // the larger corpus layers of a Zen 4 VM (//bench:direct_conv_bench
+    // layers 15-33: 112x112x48 73 vs 61 GFLOP/s, 92x92x192 49 vs 36,
+    // 128x128x24 63 vs 50, 64x64x64 5x5 94 vs 76; 128x128x16 41 vs 43 the
+    // one loss). Stride 2 reads four input pixels per output pixel: beyond
+    // the small-layer bound oneDNN's is as fast or faster (112x112x144 /2
+    // 43 vs 44, 128x128x16 /2 32 vs 43), so those stay there. An AVX2 build
+    // (8 lanes) lost to oneDNN on most of these layers on the same VM
+    // (oneDNN there still used AVX-512), so it keeps the bounds below.
+    if (kBlockLanes == 16 && spec.stride_h == 1 && spec.stride_w == 1) {
+      return true;
+    }
+    if (n * out_h * out_w > kMaxOutputPixels) return false;
     constexpr int64_t kMaxDepthwiseInputFloats = 128 * 1024;
     return n * out_h * spec.stride_h * out_w * spec.stride_w *
                spec.in_channels <=
            kMaxDepthwiseInputFloats;
   }
-  return spec.kh * spec.kw * spec.in_channels * spec.out_channels <=
-         kMaxFilterFloats;
+  const bool small_filter =
+      spec.kh * spec.kw * spec.in_channels * spec.out_channels <=
+      kMaxFilterFloats;
+  // AVX-512: stems (RGB inputs) of any size whose output channels end in a
+  // half block, which RegularTile runs on 256-bit registers (5x5 /2 3 ->
+  // 24 at 128x128: 91 GFLOP/s vs oneDNN's 81 on the Zen 4 VM; 3 -> 32
+  // stays on oneDNN, 96 vs 79).
+  const int64_t tail = spec.out_channels % (kMaxBlocks * kLanes);
+  if (spec.in_channels <= 4 && tail > 0 && EndsInHalfBlock(tail)) {
+    return small_filter;
+  }
+  if (n * out_h * out_w > kMaxOutputPixels) return false;
+  return small_filter;
 }
 
 absl::Status DirectConv::Pack(const XnnConvSpec& spec, const Tensor& filter) {
@@ -658,15 +706,7 @@ absl::Status DirectConv::Run(const XnnConvSpec& spec, const float* bias,
       const float* res_n =
           residual == nullptr ? nullptr : residual + b * out_image;
       for (int64_t y = 0; y < flat.out_h; ++y) {
-        if (valid == 2 * kLanes) {
-          RegularRow<2, true>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
-        } else if (valid > kLanes) {
-          RegularRow<2, false>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
-        } else if (valid == kLanes) {
-          RegularRow<1, true>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
-        } else {
-          RegularRow<1, false>(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
-        }
+        RegularRowAny(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
       }
     }
   }

@@ -32,8 +32,12 @@
 // at a time. Depthwise 3x3 / 5x5 (stride 1 or 2) load each input column of
 // a window row once for all the pixels that use it, run every channel
 // block of a tile in one call, and read border windows through masked
-// loads (AVX2 / AVX-512; without them, from a zero-padded copy). Results
-// do not depend on the thread count (one call, one thread).
+// loads (AVX2 / AVX-512; without them, from a zero-padded copy). On
+// AVX-512 (with VL) a group's last block of at most 8 channels (24 = 16 +
+// 8, 40 = 32 + 8, 5) runs on 256-bit registers in all three kinds: Zen 4
+// executes a 512-bit FMA as two 256-bit halves, so a half-empty zmm block
+// wastes half its FMAs. Results do not depend on the thread count (one
+// call, one thread).
 //
 // When (Prefers): a pointwise layer (1x1, stride 1, unpadded) of at most
 // kMaxPointwiseInChannels input channels, whatever its size on AVX2 and
@@ -41,11 +45,13 @@
 // fast as oneDNN's on the corpus's shapes), on AVX-512 within the
 // small-layer pixel bound (oneDNN's is 0-16% faster beyond it) unless its
 // channels end in a half block (out_channels % 32 in 1..8 or 17..24: that
-// block runs on 256-bit registers, 23-34% faster than oneDNN); any other
-// layer of at most kMaxOutputPixels
-// output pixels whose filter has at most kMaxFilterFloats values (a
-// depthwise layer with multiplier 1: whose input has at most 128k values,
-// as it sweeps the input once per group of kBlockLanes channels). The filter
+// block runs on 256-bit registers, 23-34% faster than oneDNN); on AVX-512
+// a depthwise layer of stride 1 at any size (10-37% faster than oneDNN on
+// the corpus's large ones) and an RGB stem (at most 4 input channels)
+// whose channels end in a half block; any other layer of at most
+// kMaxOutputPixels output pixels whose filter has at most kMaxFilterFloats
+// values (a depthwise layer with multiplier 1: whose input has at most
+// 128k values; beyond, stride 2 is as fast or faster on oneDNN). The filter
 // bound is where oneDNN's fixed ~90 KB per primitive stays under half of the
 // filter's own bytes (the 1.5x memory budget); the pixel bound keeps
 // the large layers of large models, where oneDNN's brgemm kernels are fastest,

@@ -98,6 +98,69 @@ inline ColumnMask MakeColumnMask(bool, int) { return 0; }
 inline Vec MaskedLoad(const float*, ColumnMask) { return Vec{}; }
 #endif
 
+// Half blocks (AVX-512 with VL): a block of at most 8 channels run on
+// 256-bit registers. Zen 4 executes a 512-bit FMA as two 256-bit halves, so
+// a zmm block with 8 real lanes wastes half its FMAs; a ymm FMA costs no
+// more than a zmm one elsewhere. The pointwise groups (direct_conv.cc) and
+// the depthwise tiles (depthwise_rows.cc) end in one when their channel
+// tail allows.
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+constexpr bool kHasHalfBlocks = true;
+#else
+constexpr bool kHasHalfBlocks = false;
+#endif
+constexpr int kHalfLanes = kLanes / 2;
+typedef float Half __attribute__((vector_size(8 * sizeof(float))));
+typedef float HalfU
+    __attribute__((vector_size(8 * sizeof(float)), aligned(4), __may_alias__));
+inline Half LoadHalf(const float* p) {
+  return *reinterpret_cast<const HalfU*>(p);
+}
+
+// The loads and stores of one block, by its vector type V (Vec, or Half
+// where kHasHalfBlocks): for code written once for both widths.
+template <typename V>
+struct BlockOps;
+template <>
+struct BlockOps<Vec> {
+  static constexpr int kN = kLanes;
+  static Vec Load(const float* p) { return direct_kernel::Load(p); }
+  static Vec LoadPartial(const float* p, int lanes) {
+    return direct_kernel::LoadPartial(p, lanes);
+  }
+  static void Store(float* p, const Vec& v) { *reinterpret_cast<VecU*>(p) = v; }
+  static void StorePartial(float* p, const Vec& v, int lanes) {
+    direct_kernel::StorePartial(p, v, lanes);
+  }
+  static Vec MaskedLoad(const float* p, ColumnMask m) {
+    return direct_kernel::MaskedLoad(p, m);
+  }
+};
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+template <>
+struct BlockOps<Half> {
+  static constexpr int kN = 8;
+  static __mmask8 Mask(int lanes) {
+    return static_cast<__mmask8>((1u << lanes) - 1);
+  }
+  static Half Load(const float* p) { return LoadHalf(p); }
+  static Half LoadPartial(const float* p, int lanes) {
+    return reinterpret_cast<Half>(_mm256_maskz_loadu_ps(Mask(lanes), p));
+  }
+  static void Store(float* p, const Half& v) {
+    *reinterpret_cast<HalfU*>(p) = v;
+  }
+  static void StorePartial(float* p, const Half& v, int lanes) {
+    _mm256_mask_storeu_ps(p, Mask(lanes), reinterpret_cast<__m256>(v));
+  }
+  // A column mask of the 16-lane kind, cut to its low 8 lanes.
+  static Half MaskedLoad(const float* p, __mmask16 m) {
+    return reinterpret_cast<Half>(
+        _mm256_maskz_loadu_ps(static_cast<__mmask8>(m), p));
+  }
+};
+#endif
+
 // Per-call geometry, in the kernels' terms.
 struct Geo {
   int64_t h, w, c_in, c_out, out_h, out_w;
@@ -138,18 +201,20 @@ inline void Finish(const Geo& g, Vec v, const float* bias, const float* res,
 // so adding +0 changes nothing), `lo` / `hi` the clamp broadcast. Per
 // element those loads and branches were a third of a 1x1 tile's
 // instructions. kFull: all kLanes channels, else the first `lanes`.
-template <bool kFull>
+template <bool kFull, typename V = Vec>
 inline __attribute__((always_inline)) void FinishHoisted(
-    Vec v, const Vec& bv, const Vec& lo, const Vec& hi, const float* res,
-    float* out, int lanes) {
+    V v, const V& bv, const V& lo, const V& hi, const float* res, float* out,
+    int lanes) {
+  using Ops = BlockOps<V>;
   v += bv;
-  if (res != nullptr) v += kFull ? Load(res) : LoadPartial(res, lanes);
+  if (res != nullptr)
+    v += kFull ? Ops::Load(res) : Ops::LoadPartial(res, lanes);
   v = v < lo ? lo : v;
   v = v > hi ? hi : v;
   if constexpr (kFull) {
-    *reinterpret_cast<VecU*>(out) = v;
+    Ops::Store(out, v);
   } else {
-    StorePartial(out, v, lanes);
+    Ops::StorePartial(out, v, lanes);
   }
 }
 
