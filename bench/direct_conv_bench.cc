@@ -64,6 +64,9 @@ constexpr SmallLayer kLayers[] = {
     // Stem convolutions of 256x256 RGB inputs: handdetect / handskeleton
     // (3x3 /2 -> 32), blazeface (5x5 /2 -> 24).
     {256, 3, 32, 3, 2, false},   {256, 3, 24, 5, 2, false},
+    // handlandmark-lite's stem (224x224 RGB, 3x3 /2 -> 24) and its first
+    // projection (112x112 24 -> 16).
+    {224, 3, 24, 3, 2, false},   {112, 24, 16, 1, 1, false},
 };
 constexpr int kNumLayers = sizeof(kLayers) / sizeof(kLayers[0]);
 

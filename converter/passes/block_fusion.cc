@@ -98,20 +98,21 @@ std::optional<Epilogue> ReadEpilogue(const NodeDef& n, bool allow_residual) {
 
 // A 1x1 stride-1 undilated float32 NHWC convolution with a Const filter
 // [1, 1, in, out] of at most kMaxPointwiseFilterFloats values. Conv2D
-// (no epilogue) when `allow_plain`. Fills `e` and the filter dims.
+// (no epilogue) when `allow_plain`. Fills `e` and the filter dims, only
+// when it returns true (a caller keeps `e` of a producer it then drops).
 bool IsPointwise(const NodeDef& n, const WeightMap& weights,
                  const absl::flat_hash_map<std::string, int>& index,
                  const GraphDef& g, bool allow_plain, bool allow_residual,
                  Epilogue* e, std::vector<int64_t>* dims) {
+  Epilogue found;
   if (n.op() == "Conv2D" && allow_plain) {
     if (NumDataInputs(n) != 2) return false;
-    *e = Epilogue{};
   } else if (n.op() == "_FusedConv2D") {
     auto ep = ReadEpilogue(n, allow_residual);
     if (!ep.has_value() || NumDataInputs(n) != 2 + ep->num_args()) {
       return false;
     }
-    *e = *ep;
+    found = *ep;
   } else {
     return false;
   }
@@ -127,6 +128,7 @@ bool IsPointwise(const NodeDef& n, const WeightMap& weights,
       (*d)[2] * (*d)[3] > kMaxPointwiseFilterFloats) {
     return false;
   }
+  *e = found;
   *dims = *d;
   return true;
 }

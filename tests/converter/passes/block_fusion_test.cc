@@ -42,6 +42,7 @@ struct BlockParams {
   int64_t stride = 1;
   std::string padding = "SAME";  // or VALID / EXPLICIT (1, 2 rows and cols)
   bool expand = true;
+  int64_t expand_k = 1;           // 3: a 3x3 layer, which is no expand stage
   bool dw_bias = true;            // FusedDepthwiseConv2dNative, else plain
   std::string project = "Add";    // "Add" (residual), "Bias", "Relu6", "Plain"
   int64_t c = 8, e = 20, co = 8;  // co == c for the residual
@@ -76,7 +77,7 @@ struct BlockGraph {
     Add(&g, "x", "Placeholder", {});
     std::string dw_in = "x";
     if (p.expand) {
-      Weight(&g, &w, "ef", Shape({1, 1, p.c, p.e}), 1);
+      Weight(&g, &w, "ef", Shape({p.expand_k, p.expand_k, p.c, p.e}), 1);
       Weight(&g, &w, "eb", Shape({p.e}), 2);
       NodeDef* ex = Add(&g, "expand", "_FusedConv2D", {"x", "ef", "eb"});
       ConvAttrs(ex);
@@ -261,6 +262,34 @@ TEST(FuseDepthwiseBlocksTest, ExpandOnlyLeavesBlocksWithoutExpand) {
   p.c = p.co = 8;
   BlockGraph with(p);
   EXPECT_EQ(FuseDepthwiseBlocks(&with.g, with.w, {}), 1);
+}
+
+// A 3x3 layer with Prelu before the depthwise one is no expand stage: the
+// block is fused without one and keeps no expand activation. It used to
+// keep the 3x3 layer's Prelu, which the kernel then refused (mobilefacenet
+// failed to load with GRAPHRT_FUSE_DEPTHWISE_BLOCKS=all).
+TEST(FuseDepthwiseBlocksTest, ANonPointwiseProducerIsNoExpandStage) {
+  BlockParams p;
+  p.expand_k = 3;
+  p.prelu = true;
+  p.project = "Bias";
+  BlockGraph m(p);
+  const Tensor x = Input(6, 7, p.c);
+  const Tensor want = RunGraph(m.g, m.w, x);
+  ASSERT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}, /*expand_only=*/false), 1);
+  const NodeDef* block = Find(m.g, "project");
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(block->op(), "_FusedDepthwiseBlock");
+  EXPECT_FALSE(block->attr().at("expand").b());
+  EXPECT_EQ(block->attr().at("expand_activation").s(), "");
+  EXPECT_NE(Find(m.g, "expand"), nullptr);
+  const Tensor got = RunGraph(m.g, m.w, x);
+  ASSERT_TRUE(want.valid() && got.valid());
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const float b = want.data<float>()[i];
+    EXPECT_NEAR(got.data<float>()[i], b, 4e-6f * (1 + std::fabs(b))) << i;
+  }
 }
 
 TEST(FuseDepthwiseBlocksTest, LeavesSharedKeptOrUnsupportedChains) {
