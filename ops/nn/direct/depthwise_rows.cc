@@ -23,7 +23,7 @@ __attribute__((noinline)) void DepthwiseTile(const Geo& g, const float* in_n,
   for (int64_t i = 0; i < g.kh; ++i) {
     const int64_t iy = y * g.sh - g.pt + i * g.dh;
     if (iy < 0 || iy >= g.h) continue;
-    const float* irow = in_n + iy * g.w * g.c_in + c0;
+    const float* irow = InputRow(g, in_n, iy) + c0;
     for (int64_t j = 0; j < g.kw; ++j) {
       const int64_t ix = x0 * g.sw - g.pl + j * g.dw;
       const Vec wv = Load(wp + (i * g.kw + j) * cpad + c0);
@@ -97,7 +97,7 @@ inline __attribute__((always_inline)) void DepthwiseTileFixedBody(
   for (int64_t i = 0; i < g.kh; ++i) {
     const int64_t iy = y * g.sh - g.pt + i * g.dh;
     if (iy < 0 || iy >= g.h) continue;
-    const float* row = in_n + iy * g.w * g.c_in + c0;
+    const float* row = InputRow(g, in_n, iy) + c0;
     const float* p = row + ix0 * g.c_in;
     int64_t step = g.c_in;
     // Without masked loads a padded window row is first copied to a small

@@ -624,6 +624,27 @@ absl::Status DirectConv::Run(const XnnConvSpec& spec, const float* bias,
                              const float* residual, const float* in, int64_t n,
                              int64_t h, int64_t w, int64_t out_h, int64_t out_w,
                              float* out) const {
+  return RunWith(spec, bias, residual, in, nullptr, n, h, w, out_h, out_w, out);
+}
+
+absl::Status DirectConv::RunDepthwiseRows(const XnnConvSpec& spec,
+                                          const float* bias,
+                                          const float* const* rows, int64_t h,
+                                          int64_t w, int64_t out_h,
+                                          int64_t out_w, float* out) const {
+  if (!spec.depthwise) {
+    return absl::InvalidArgumentError(
+        "direct convolution: input rows by pointer need a depthwise filter");
+  }
+  return RunWith(spec, bias, nullptr, nullptr, rows, 1, h, w, out_h, out_w,
+                 out);
+}
+
+absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
+                                 const float* residual, const float* in,
+                                 const float* const* rows, int64_t n, int64_t h,
+                                 int64_t w, int64_t out_h, int64_t out_w,
+                                 float* out) const {
   const Packed* p = packed_.load(std::memory_order_acquire);
   if (p == nullptr) {
     return absl::InternalError("direct convolution run before its filter");
@@ -652,15 +673,17 @@ absl::Status DirectConv::Run(const XnnConvSpec& spec, const float* bias,
               spec.pad_left,
               spec.out_min,
               spec.out_max,
-              p->zeros.data()};
+              p->zeros.data(),
+              rows};
   const int64_t in_image = h * w * g.c_in;
   const int64_t out_image = out_h * out_w * g.c_out;
   if (p->depthwise) {
     for (int64_t b = 0; b < n; ++b) {
       const float* res_n =
           residual == nullptr ? nullptr : residual + b * out_image;
+      const float* in_n = in == nullptr ? nullptr : in + b * in_image;
       for (int64_t y = 0; y < out_h; ++y) {
-        DepthwiseRow(g, in + b * in_image, p->weights.data(), bias, y, res_n,
+        DepthwiseRow(g, in_n, p->weights.data(), bias, y, res_n,
                      out + b * out_image);
       }
     }

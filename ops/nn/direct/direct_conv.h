@@ -141,11 +141,26 @@ class DirectConv {
                    const float* residual, const float* in, int64_t n, int64_t h,
                    int64_t w, int64_t out_h, int64_t out_w, float* out) const;
 
+  // Run for one image of a depthwise filter whose input rows need not be
+  // contiguous: row iy (0 <= iy < h) of w * channels values at rows[iy]
+  // (_FusedDepthwiseBlock's ring of expanded rows, whose rows wrap around
+  // its end). No residual. Fails like Run, and on a regular filter.
+  absl::Status RunDepthwiseRows(const XnnConvSpec& spec, const float* bias,
+                                const float* const* rows, int64_t h, int64_t w,
+                                int64_t out_h, int64_t out_w, float* out) const;
+
   // Bytes of the packed filter (0 before Pack).
   int64_t packed_bytes() const;
 
  private:
   struct Packed;
+  // Run; a depthwise call reads its input rows through `rows` when given
+  // (then n is 1 and `in` unused).
+  absl::Status RunWith(const XnnConvSpec& spec, const float* bias,
+                       const float* residual, const float* in,
+                       const float* const* rows, int64_t n, int64_t h,
+                       int64_t w, int64_t out_h, int64_t out_w,
+                       float* out) const;
   absl::Status PackLocked(const XnnConvSpec& spec, const Tensor& filter) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -167,7 +167,15 @@ struct Geo {
   int64_t kh, kw, sh, sw, dh, dw, pt, pl;
   float lo, hi;
   const float* zeros;  // >= max(c_in, kLanes) zeros: the taps in the padding
+  // Depthwise only: input row iy at rows[iy] instead of in_n + iy * w *
+  // c_in (DirectConv::RunDepthwiseRows), or null.
+  const float* const* rows = nullptr;
 };
+
+// Input row iy of a depthwise call (see Geo::rows).
+inline const float* InputRow(const Geo& g, const float* in_n, int64_t iy) {
+  return g.rows != nullptr ? g.rows[iy] : in_n + iy * g.w * g.c_in;
+}
 
 // The output pixels [begin, end) of a row whose windows stay inside the
 // input's width for every tap.
