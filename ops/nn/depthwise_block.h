@@ -28,9 +28,11 @@
 // 112x112x64, 3.2 MB) is written by one layer and read back by the next,
 // through L3 or DRAM; on this VM's shared L3 the depthwise layer then ran
 // 2.5x slower inside the model than on a warm tensor. Per band, each
-// expanded row is computed once into a ring of rows kept in L2 (the rows
-// the next band's windows share move to its top), the depthwise rows of the
-// band go to an L1/L2 buffer and the projection reads them from there.
+// expanded row is computed once into a circular ring of rows kept in L2
+// (row r in slot r % ring rows; the rows the next band's windows share
+// stay where they are, and the depthwise stage reads the band's rows
+// through pointers), the depthwise rows of the band go to an L1/L2 buffer
+// and the projection reads them from there.
 // bench/RESULTS.md ("Depthwise blocks fused") has the per-model times.
 //
 // How: each stage is graphrt's direct kernel (ops/nn/direct/direct_conv.h),
