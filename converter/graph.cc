@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "converter/tensor_proto.h"
@@ -47,9 +48,9 @@ absl::StatusOr<int64_t> DeclaredElements(const tensorflow::TensorProto& proto) {
   const int64_t element_bytes = static_cast<int64_t>(DTypeSize(*dtype));
   if (element_bytes > 0 &&
       shape.num_elements() > kMaxConstValueBytes / element_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "Const value ", DTypeName(*dtype), shape.ToString(),
-        " would take more than ", kMaxConstValueBytes, " bytes"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("Const value ", DTypeName(*dtype), shape.ToString(),
+                     " would take more than ", kMaxConstValueBytes, " bytes"));
   }
   return shape.num_elements();
 }
@@ -70,10 +71,10 @@ absl::StatusOr<Tensor> ConstValue(const tensorflow::NodeDef& def,
       }
       // E.g. a float32 weight for a DT_STRING Const: kernels downstream
       // would be handed a dtype the graph never declared.
-      return absl::InvalidArgumentError(absl::StrCat(
-          "weight '", def.name(), "' is ", DTypeName(w.dtype()), " ",
-          w.shape().ToString(), " but the Const declares dtype ",
-          DTypeName(declared)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("weight '", def.name(), "' is ", DTypeName(w.dtype()),
+                       " ", w.shape().ToString(),
+                       " but the Const declares dtype ", DTypeName(declared)));
     }
     return w;
   }
@@ -117,6 +118,22 @@ std::string NodeContext(const Node& node) {
   return absl::StrCat("node '", node.name(), "' (op ", node.op(), ")");
 }
 
+namespace {
+
+// A kernel factory's error in the graph's context: "what: node 'x' (op
+// Y): message". Errors of AttrReader (ops/attrs.h) already start with the
+// node; only `what` is added to those.
+absl::Status KernelCreateError(const absl::Status& status,
+                               absl::string_view what, const Node& node) {
+  const std::string node_context = NodeContext(node);
+  if (absl::StartsWith(status.message(), node_context)) {
+    return WithContext(status, what);
+  }
+  return WithContext(status, absl::StrCat(what, ": ", node_context));
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
     tensorflow::GraphDef def, const WeightMap& weights,
     const OpRegistry& registry, const std::string& what,
@@ -136,8 +153,8 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
     node.node_name = nd.name();
     node.op_name = nd.op();
     if (!graph->by_name_.emplace(node.node_name, i).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": duplicate node name '", nd.name(), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": duplicate node name '", nd.name(), "'"));
     }
   }
   for (Node& node : graph->nodes_) {
@@ -187,7 +204,7 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
     KernelInit init{node_def, static_cast<int>(node.inputs.size()),
                     node.op() == "Const" ? &node.constant : nullptr, functions};
     auto kernel = factory(init);
-    if (!kernel.ok()) return WithContext(kernel.status(), context);
+    if (!kernel.ok()) return KernelCreateError(kernel.status(), what, node);
     node.kernel = std::move(*kernel);
   }
   GRAPHRT_RETURN_IF_ERROR(graph->AdoptConstInputs(registry, def.node()));
@@ -241,10 +258,7 @@ absl::Status Graph::AdoptConstInputs(
     KernelInit init{defs.Get(node.id), static_cast<int>(node.inputs.size()),
                     &node.constant, nullptr};
     auto kernel = const_factory(init);
-    if (!kernel.ok()) {
-      return WithContext(kernel.status(),
-                         absl::StrCat(what_, ": ", NodeContext(node)));
-    }
+    if (!kernel.ok()) return KernelCreateError(kernel.status(), what_, node);
     node.kernel = std::move(*kernel);
   }
   return absl::OkStatus();
@@ -267,8 +281,8 @@ absl::StatusOr<Endpoint> Graph::ResolveTensor(
   auto id = FindNode(node_name);
   if (!id) {
     return absl::NotFoundError(absl::StrCat("no tensor '", tensor_name,
-                                            "' in the ", what_,
-                                            " (no node '", node_name, "')"));
+                                            "' in the ", what_, " (no node '",
+                                            node_name, "')"));
   }
   return Endpoint{*id, index};
 }
