@@ -258,6 +258,9 @@ class DepthwiseBlockKernel : public Kernel {
     absl::Status status;
     Mutex status_mu;
     auto run_stripes = [&](int64_t s0, int64_t s1) {
+      // The stripes are this node's parallelism: the direct kernel's calls
+      // per band run on this thread (they would split rows of a band).
+      ScopedSequential sequential;
       auto ring =
           ops::ScratchArray<float>::Make(c_.expand ? ring_rows * w * e : 0);
       auto dband = ops::ScratchArray<float>::Make(band * ow * e);

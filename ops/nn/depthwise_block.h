@@ -53,7 +53,8 @@
 // in order with its own ring, starting empty (it recomputes the expanded
 // rows its neighbour above also computed). A stripe's values do not
 // depend on which thread runs it, so results are identical for any thread
-// count. Scratch (ring and
+// count. Within a stripe the stages' direct-kernel calls run on its thread
+// (ScopedSequential). Scratch (ring and
 // band buffer) comes from the Run's BufferPool: no heap call in steady
 // state.
 //

@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "oneapi/tbb/task_arena.h"
+#include "runtime/parallel.h"
 #include "tests/ops/conv_reference.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/ops/test_helpers.h"
@@ -246,6 +248,53 @@ TEST(DirectConvTest, RegularRowsEndingInHalfBlocks) {
         }
       }
     }
+  }
+}
+
+// Calls large enough to be split over threads (rows of a depthwise or
+// regular layer, pixel chunks of a pointwise one) give the single-threaded
+// call's bits, with the residual added in place.
+TEST(DirectConvTest, SplitsLargeCallsOverThreadsWithTheSameBits) {
+  std::mt19937 rng(9);
+  struct Layer {
+    bool depthwise;
+    int k, in_c, out_c;
+  };
+  for (const Layer& l : {Layer{true, 3, 40, 40}, Layer{false, 3, 16, 40},
+                         Layer{false, 1, 64, 72}}) {
+    XnnConvSpec s;
+    s.depthwise = l.depthwise;
+    s.kh = s.kw = l.k;
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = l.k / 2;
+    s.in_channels = l.in_c;
+    s.out_channels = l.out_c;
+    s.out_min = 0.0f;
+    const int64_t n = 2, h = 61, w = 67;
+    SCOPED_TRACE(::testing::Message()
+                 << l.k << "x" << l.k << " " << l.in_c << "->" << l.out_c);
+    auto x = Random(n * h * w * l.in_c, &rng);
+    auto f = Random(l.k * l.k * l.in_c * (l.depthwise ? 1 : l.out_c), &rng);
+    auto bias = Random(l.out_c, &rng);
+    const auto residual = Random(n * h * w * l.out_c, &rng);
+    DirectConv conv;
+    ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
+    std::vector<float> one = residual;
+    {
+      ScopedSequential sequential;
+      ASSERT_TRUE(conv.Run(s, bias.data(), one.data(), x.data(), n, h, w, h, w,
+                           one.data())
+                      .ok());
+    }
+    std::vector<float> four = residual;
+    oneapi::tbb::task_arena arena(4);
+    absl::Status st;
+    ExecuteInArena(arena, [&] {
+      st = conv.Run(s, bias.data(), four.data(), x.data(), n, h, w, h, w,
+                    four.data());
+    });
+    ASSERT_TRUE(st.ok()) << st;
+    EXPECT_EQ(four, one);
+    EXPECT_NE(one, residual);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/nn/direct/depthwise_rows.h"
 #include "ops/nn/direct/kernel_util.h"
+#include "runtime/parallel.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -21,6 +22,9 @@ namespace {
 constexpr int kMaxBlocks = 2;
 // Input values per chunk of a pointwise convolution's pixels (see Run).
 constexpr int64_t kPointwiseChunkFloats = 2048;
+// Multiply-adds per parallel chunk of a call at least (~5 us at 100
+// GFLOP/s): smaller calls run on the calling thread alone.
+constexpr int64_t kMinParallelMacs = 256 * 1024;
 
 enum class Mode { kAuto, kOff, kAll };
 
@@ -453,6 +457,7 @@ using direct_kernel::EndsInHalfBlock;
 using direct_kernel::Geo;
 using direct_kernel::kLanes;
 using direct_kernel::kMaxBlocks;
+using direct_kernel::kMinParallelMacs;
 using direct_kernel::kPointwiseChunkFloats;
 using direct_kernel::kTile;
 using direct_kernel::Mode;
@@ -677,16 +682,28 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
               rows};
   const int64_t in_image = h * w * g.c_in;
   const int64_t out_image = out_h * out_w * g.c_out;
+  // Rows, pixel chunks: each is computed the same way whichever thread runs
+  // it and however the range is split, so outputs are identical for any
+  // thread count. A chunk of work gets at least kMinParallelMacs
+  // multiply-adds (inside a ScopedSequential, e.g. threads = 1 or a fused
+  // block's stripe, ParallelFor runs the whole range inline).
+  auto grain = [](int64_t macs_per_item) {
+    return std::max<int64_t>(
+        1, kMinParallelMacs / std::max<int64_t>(1, macs_per_item));
+  };
   if (p->depthwise) {
-    for (int64_t b = 0; b < n; ++b) {
-      const float* res_n =
-          residual == nullptr ? nullptr : residual + b * out_image;
-      const float* in_n = in == nullptr ? nullptr : in + b * in_image;
-      for (int64_t y = 0; y < out_h; ++y) {
-        DepthwiseRow(g, in_n, p->weights.data(), bias, y, res_n,
-                     out + b * out_image);
-      }
-    }
+    ParallelFor(
+        0, n * out_h, grain(out_w * g.c_in * g.kh * g.kw),
+        [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) {
+            const int64_t b = r / out_h;
+            const float* res_n =
+                residual == nullptr ? nullptr : residual + b * out_image;
+            const float* in_n = in == nullptr ? nullptr : in + b * in_image;
+            DepthwiseRow(g, in_n, p->weights.data(), bias, r % out_h, res_n,
+                         out + b * out_image);
+          }
+        });
     return absl::OkStatus();
   }
   // A pointwise convolution (1x1, stride 1, no padding) is a matrix
@@ -700,38 +717,45 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
     const int64_t chunk = std::max<int64_t>(
         4 * kTile, kPointwiseChunkFloats / g.c_in / (2 * kTile) * (2 * kTile));
     const int64_t pixels = n * h * w;
-    for (int64_t p0 = 0; p0 < pixels; p0 += chunk) {
-      const int64_t p1 = std::min(pixels, p0 + chunk);
-      for (size_t k = 0; k < p->group_offset.size(); ++k) {
-        const int64_t co0 = static_cast<int64_t>(k) * kMaxBlocks * kLanes;
-        const int64_t valid =
-            std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
-        const float* wg = p->weights.data() + p->group_offset[k];
-        const float* bg = bias == nullptr ? nullptr : bias + co0;
-        PointwiseGroupAny(in, p0, p1, g.c_in, g.c_out, wg, bg, residual, out,
-                          co0, valid, g.lo, g.hi);
-      }
-    }
+    const int64_t chunks = (pixels + chunk - 1) / chunk;
+    ParallelFor(0, chunks, grain(chunk * g.c_in * g.c_out),
+                [&](int64_t c0, int64_t c1) {
+                  for (int64_t ci = c0; ci < c1; ++ci) {
+                    const int64_t p0 = ci * chunk;
+                    const int64_t p1 = std::min(pixels, p0 + chunk);
+                    for (size_t k = 0; k < p->group_offset.size(); ++k) {
+                      const int64_t co0 =
+                          static_cast<int64_t>(k) * kMaxBlocks * kLanes;
+                      const int64_t valid =
+                          std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
+                      const float* wg = p->weights.data() + p->group_offset[k];
+                      const float* bg = bias == nullptr ? nullptr : bias + co0;
+                      PointwiseGroupAny(in, p0, p1, g.c_in, g.c_out, wg, bg,
+                                        residual, out, co0, valid, g.lo, g.hi);
+                    }
+                  }
+                });
     return absl::OkStatus();
   }
-  const Geo& flat = g;
-  const int64_t images = n;
   // Channel groups outermost: a group's packed weights stay in cache
-  // while every pixel of the image passes by.
+  // while every pixel of the image passes by (the rows of a group are
+  // what runs in parallel).
   for (size_t k = 0; k < p->group_offset.size(); ++k) {
     const int64_t co0 = static_cast<int64_t>(k) * kMaxBlocks * kLanes;
     const int64_t valid = std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
     const float* wg = p->weights.data() + p->group_offset[k];
     const float* bg = bias == nullptr ? nullptr : bias + co0;
-    for (int64_t b = 0; b < images; ++b) {
-      const float* in_n = in + b * in_image;
-      float* out_n = out + b * out_image;
-      const float* res_n =
-          residual == nullptr ? nullptr : residual + b * out_image;
-      for (int64_t y = 0; y < flat.out_h; ++y) {
-        RegularRowAny(flat, in_n, wg, bg, y, res_n, out_n, co0, valid);
-      }
-    }
+    ParallelFor(0, n * out_h, grain(out_w * valid * g.kh * g.kw * g.c_in),
+                [&](int64_t r0, int64_t r1) {
+                  for (int64_t r = r0; r < r1; ++r) {
+                    const int64_t b = r / out_h;
+                    const float* res_n = residual == nullptr
+                                             ? nullptr
+                                             : residual + b * out_image;
+                    RegularRowAny(g, in + b * in_image, wg, bg, r % out_h,
+                                  res_n, out + b * out_image, co0, valid);
+                  }
+                });
   }
   return absl::OkStatus();
 }

@@ -36,8 +36,15 @@
 // AVX-512 (with VL) a group's last block of at most 8 channels (24 = 16 +
 // 8, 40 = 32 + 8, 5) runs on 256-bit registers in all three kinds: Zen 4
 // executes a 512-bit FMA as two 256-bit halves, so a half-empty zmm block
-// wastes half its FMAs. Results do not depend on the thread count (one
-// call, one thread).
+// wastes half its FMAs.
+//
+// Threads: a call splits its output rows (depthwise, regular: per channel
+// group) or its pixel chunks (pointwise) over the oneTBB arena
+// (runtime/parallel.h ParallelFor), in pieces of at least 256k
+// multiply-adds; smaller calls, and calls inside a ScopedSequential
+// (threads = 1, a fused block's stripe), run on the calling thread. Each
+// row or chunk is computed the same way wherever it runs, so results do
+// not depend on the thread count.
 //
 // When (Prefers): a pointwise layer (1x1, stride 1, unpadded) of at most
 // kMaxPointwiseInChannels input channels, whatever its size on AVX2 and
