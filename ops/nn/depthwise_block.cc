@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -257,10 +258,14 @@ class DepthwiseBlockKernel : public Kernel {
     const int64_t stripes_per_image = (oh + stripe - 1) / stripe;
     absl::Status status;
     Mutex status_mu;
+    // The stripes are this node's parallelism: the direct kernel's calls
+    // per band run on their stripe's thread (they would split rows of a
+    // band). A node of one stripe (a small image in one band) lets its
+    // stages' calls split their rows instead.
+    const bool one_stripe = n * stripes_per_image == 1;
     auto run_stripes = [&](int64_t s0, int64_t s1) {
-      // The stripes are this node's parallelism: the direct kernel's calls
-      // per band run on this thread (they would split rows of a band).
-      ScopedSequential sequential;
+      std::optional<ScopedSequential> sequential;
+      if (!one_stripe) sequential.emplace();
       auto ring =
           ops::ScratchArray<float>::Make(c_.expand ? ring_rows * w * e : 0);
       auto dband = ops::ScratchArray<float>::Make(band * ow * e);

@@ -54,7 +54,8 @@
 // rows its neighbour above also computed). A stripe's values do not
 // depend on which thread runs it, so results are identical for any thread
 // count. Within a stripe the stages' direct-kernel calls run on its thread
-// (ScopedSequential). Scratch (ring and
+// (ScopedSequential), unless the node has a single stripe (a small image
+// in one band): then they split their own rows. Scratch (ring and
 // band buffer) comes from the Run's BufferPool: no heap call in steady
 // state.
 //
