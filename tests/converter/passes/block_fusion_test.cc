@@ -128,9 +128,10 @@ struct BlockGraph {
   }
 };
 
-// x = [2, h, w, c] of varied values (both signs, some beyond Relu6's 6).
-Tensor Input(int64_t h, int64_t w, int64_t c) {
-  Tensor x = *Tensor::Allocate(DType::kFloat32, Shape({2, h, w, c}));
+// x = [batch, h, w, c] of varied values (both signs, some beyond Relu6's
+// 6).
+Tensor Input(int64_t h, int64_t w, int64_t c, int64_t batch = 2) {
+  Tensor x = *Tensor::Allocate(DType::kFloat32, Shape({batch, h, w, c}));
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     x.mutable_data<float>()[i] = 0.37f * static_cast<float>((i * 31) % 41 - 20);
   }
@@ -149,9 +150,10 @@ Tensor RunGraph(const GraphDef& g, const WeightMap& w, const Tensor& x) {
   return out.ok() ? (*out)[0] : Tensor();
 }
 
-void ExpectFusedMatches(const BlockParams& p, int64_t h, int64_t w) {
+void ExpectFusedMatches(const BlockParams& p, int64_t h, int64_t w,
+                        int64_t batch = 2) {
   BlockGraph m(p);
-  const Tensor x = Input(h, w, p.c);
+  const Tensor x = Input(h, w, p.c, batch);
   Tensor want;
   {
     ScopedSequential sequential;
@@ -262,6 +264,17 @@ TEST(FuseDepthwiseBlocksTest, ExpandOnlyLeavesBlocksWithoutExpand) {
   p.c = p.co = 8;
   BlockGraph with(p);
   EXPECT_EQ(FuseDepthwiseBlocks(&with.g, with.w, {}), 1);
+}
+
+// One image whose expanded tensor fits one band: the node is a single
+// stripe, and its stages split their rows and pixel chunks over the
+// arena's threads (the depthwise stage's 32 rows in pieces of 7, the
+// expand stage's 1056 pixels in 17 chunks), with the sequential bits.
+TEST(FuseDepthwiseBlocksTest, OneStripeSplitsItsStages) {
+  BlockParams p;
+  p.c = p.co = 32;
+  p.e = 120;
+  ExpectFusedMatches(p, 32, 33, /*batch=*/1);
 }
 
 // A 3x3 layer with Prelu before the depthwise one is no expand stage: the
