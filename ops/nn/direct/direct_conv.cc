@@ -691,9 +691,18 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
     return std::max<int64_t>(
         1, kMinParallelMacs / std::max<int64_t>(1, macs_per_item));
   };
+  // ParallelFor, but a range of one piece runs here without entering
+  // oneTBB (most calls of the small models).
+  auto parallel_for = [](int64_t count, int64_t piece, const auto& fn) {
+    if (count <= piece) {
+      fn(int64_t{0}, count);
+    } else {
+      ParallelFor(0, count, piece, fn);
+    }
+  };
   if (p->depthwise) {
-    ParallelFor(
-        0, n * out_h, grain(out_w * g.c_in * g.kh * g.kw),
+    parallel_for(
+        n * out_h, grain(out_w * g.c_in * g.kh * g.kw),
         [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
             const int64_t b = r / out_h;
@@ -718,23 +727,22 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
         4 * kTile, kPointwiseChunkFloats / g.c_in / (2 * kTile) * (2 * kTile));
     const int64_t pixels = n * h * w;
     const int64_t chunks = (pixels + chunk - 1) / chunk;
-    ParallelFor(0, chunks, grain(chunk * g.c_in * g.c_out),
-                [&](int64_t c0, int64_t c1) {
-                  for (int64_t ci = c0; ci < c1; ++ci) {
-                    const int64_t p0 = ci * chunk;
-                    const int64_t p1 = std::min(pixels, p0 + chunk);
-                    for (size_t k = 0; k < p->group_offset.size(); ++k) {
-                      const int64_t co0 =
-                          static_cast<int64_t>(k) * kMaxBlocks * kLanes;
-                      const int64_t valid =
-                          std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
-                      const float* wg = p->weights.data() + p->group_offset[k];
-                      const float* bg = bias == nullptr ? nullptr : bias + co0;
-                      PointwiseGroupAny(in, p0, p1, g.c_in, g.c_out, wg, bg,
-                                        residual, out, co0, valid, g.lo, g.hi);
-                    }
-                  }
-                });
+    parallel_for(
+        chunks, grain(chunk * g.c_in * g.c_out), [&](int64_t c0, int64_t c1) {
+          for (int64_t ci = c0; ci < c1; ++ci) {
+            const int64_t p0 = ci * chunk;
+            const int64_t p1 = std::min(pixels, p0 + chunk);
+            for (size_t k = 0; k < p->group_offset.size(); ++k) {
+              const int64_t co0 = static_cast<int64_t>(k) * kMaxBlocks * kLanes;
+              const int64_t valid =
+                  std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
+              const float* wg = p->weights.data() + p->group_offset[k];
+              const float* bg = bias == nullptr ? nullptr : bias + co0;
+              PointwiseGroupAny(in, p0, p1, g.c_in, g.c_out, wg, bg, residual,
+                                out, co0, valid, g.lo, g.hi);
+            }
+          }
+        });
     return absl::OkStatus();
   }
   // Channel groups outermost: a group's packed weights stay in cache
@@ -745,17 +753,17 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
     const int64_t valid = std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
     const float* wg = p->weights.data() + p->group_offset[k];
     const float* bg = bias == nullptr ? nullptr : bias + co0;
-    ParallelFor(0, n * out_h, grain(out_w * valid * g.kh * g.kw * g.c_in),
-                [&](int64_t r0, int64_t r1) {
-                  for (int64_t r = r0; r < r1; ++r) {
-                    const int64_t b = r / out_h;
-                    const float* res_n = residual == nullptr
-                                             ? nullptr
-                                             : residual + b * out_image;
-                    RegularRowAny(g, in + b * in_image, wg, bg, r % out_h,
-                                  res_n, out + b * out_image, co0, valid);
-                  }
-                });
+    parallel_for(n * out_h, grain(out_w * valid * g.kh * g.kw * g.c_in),
+                 [&](int64_t r0, int64_t r1) {
+                   for (int64_t r = r0; r < r1; ++r) {
+                     const int64_t b = r / out_h;
+                     const float* res_n = residual == nullptr
+                                              ? nullptr
+                                              : residual + b * out_image;
+                     RegularRowAny(g, in + b * in_image, wg, bg, r % out_h,
+                                   res_n, out + b * out_image, co0, valid);
+                   }
+                 });
   }
   return absl::OkStatus();
 }
