@@ -48,9 +48,9 @@ absl::StatusOr<int64_t> DeclaredElements(const tensorflow::TensorProto& proto) {
   const int64_t element_bytes = static_cast<int64_t>(DTypeSize(*dtype));
   if (element_bytes > 0 &&
       shape.num_elements() > kMaxConstValueBytes / element_bytes) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("Const value ", DTypeName(*dtype), shape.ToString(),
-                     " would take more than ", kMaxConstValueBytes, " bytes"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "Const value ", DTypeName(*dtype), shape.ToString(),
+        " would take more than ", kMaxConstValueBytes, " bytes"));
   }
   return shape.num_elements();
 }
@@ -71,10 +71,10 @@ absl::StatusOr<Tensor> ConstValue(const tensorflow::NodeDef& def,
       }
       // E.g. a float32 weight for a DT_STRING Const: kernels downstream
       // would be handed a dtype the graph never declared.
-      return absl::InvalidArgumentError(
-          absl::StrCat("weight '", def.name(), "' is ", DTypeName(w.dtype()),
-                       " ", w.shape().ToString(),
-                       " but the Const declares dtype ", DTypeName(declared)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "weight '", def.name(), "' is ", DTypeName(w.dtype()), " ",
+          w.shape().ToString(), " but the Const declares dtype ",
+          DTypeName(declared)));
     }
     return w;
   }
@@ -153,8 +153,8 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
     node.node_name = nd.name();
     node.op_name = nd.op();
     if (!graph->by_name_.emplace(node.node_name, i).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": duplicate node name '", nd.name(), "'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": duplicate node name '", nd.name(), "'"));
     }
   }
   for (Node& node : graph->nodes_) {
@@ -281,8 +281,8 @@ absl::StatusOr<Endpoint> Graph::ResolveTensor(
   auto id = FindNode(node_name);
   if (!id) {
     return absl::NotFoundError(absl::StrCat("no tensor '", tensor_name,
-                                            "' in the ", what_, " (no node '",
-                                            node_name, "')"));
+                                            "' in the ", what_,
+                                            " (no node '", node_name, "')"));
   }
   return Endpoint{*id, index};
 }

@@ -17,23 +17,9 @@ tensorflow::GraphDef Parse(const std::string& text) {
 
 TEST(GraphTest, ResolvesEdgesAndConsumers) {
   auto def = Parse(R"pb(
-    node {
-      name: "x"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-    }
-    node {
-      name: "c"
-      op: "Const"
-      input: "^x"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-    }
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "c" op: "Const" input: "^x"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
     node { name: "y" op: "IdentityN" input: "x" input: "c:0" }
   )pb");
   WeightMap weights;
@@ -55,14 +41,7 @@ TEST(GraphTest, ResolvesEdgesAndConsumers) {
 TEST(GraphTest, ConstWeightCastToDeclaredDtype) {
   // TF.js stores int64 Consts as int32 weights; TF semantics keep int64.
   auto def = Parse(R"pb(
-    node {
-      name: "c"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_INT64 }
-      }
-    }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_INT64 } } }
   )pb");
   WeightMap weights;
   weights["c"] = Tensor::FromVector<int32_t>({1, -2});
@@ -75,24 +54,9 @@ TEST(GraphTest, ConstWeightCastToDeclaredDtype) {
 
 TEST(GraphTest, ConstFromValueAttr) {
   auto def = Parse(R"pb(
-    node {
-      name: "c"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_FLOAT
-            tensor_shape { dim { size: 3 } }
-            float_val: 1.5
-          }
-        }
-      }
-    }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT
+             tensor_shape { dim { size: 3 } } float_val: 1.5 } } } }
   )pb");
   auto g = Graph::Build(def, {}, BuiltinOps(), "test graph");
   ASSERT_TRUE(g.ok()) << g.status();
@@ -108,47 +72,13 @@ TEST(GraphTest, ConstFromValueAttr) {
 // goes with the NodeDef.
 TEST(GraphTest, NodeDefsKeptOnlyWhereReadLater) {
   auto def = Parse(R"pb(
-    node {
-      name: "x"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "shape"
-        value { shape { dim { size: 2 } } }
-      }
-    }
-    node {
-      name: "c"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_FLOAT
-            tensor_shape { dim { size: 2 } }
-            float_val: 1.5
-            float_val: 2.5
-          }
-        }
-      }
-    }
-    node {
-      name: "y"
-      op: "AddV2"
-      input: "x"
-      input: "c"
-      attr {
-        key: "T"
-        value { type: DT_FLOAT }
-      }
-    }
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 2 } } } } }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT
+             tensor_shape { dim { size: 2 } } float_val: 1.5 float_val: 2.5 } } } }
+    node { name: "y" op: "AddV2" input: "x" input: "c"
+           attr { key: "T" value { type: DT_FLOAT } } }
   )pb");
   auto g = Graph::Build(def, {}, BuiltinOps(), "test graph");
   ASSERT_TRUE(g.ok()) << g.status();
@@ -174,29 +104,13 @@ TEST(GraphTest, Errors) {
   } cases[] = {
       {"unknown op", R"pb(node { name: "a" op: "FancyOp" })pb",
        "unknown op 'FancyOp'"},
-      {"duplicate", R"pb(node { name: "a" op: "NoOp" }
-                         node { name: "a" op: "NoOp" })pb",
+      {"duplicate", R"pb(node { name: "a" op: "NoOp" } node { name: "a" op: "NoOp" })pb",
        "duplicate node name 'a'"},
       {"dangling", R"pb(node { name: "a" op: "Identity" input: "zzz" })pb",
        "no node 'zzz'"},
       {"missing weight",
-       R"pb(node {
-              name: "w"
-              op: "Const"
-              attr {
-                key: "dtype"
-                value { type: DT_FLOAT }
-              }
-              attr {
-                key: "value"
-                value {
-                  tensor {
-                    dtype: DT_FLOAT
-                    tensor_shape { dim { size: 4 } }
-                  }
-                }
-              }
-            })pb",
+       R"pb(node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+            attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } } } } } })pb",
        "no weight"},
       {"unnamed", R"pb(node { op: "NoOp" })pb", "has no name"},
   };
@@ -212,15 +126,12 @@ TEST(GraphTest, Errors) {
 // context ("test graph: ") before the node AttrReader already names (it
 // was "test graph: node 'b' (op ...): node 'b' (op ...): attr ...").
 TEST(GraphTest, AttrErrorsNameTheNodeOnce) {
-  auto g = Graph::Build(Parse(R"pb(node {
-                                     name: "b"
-                                     op: "_FusedDepthwiseBlock"
-                                     attr {
-                                       key: "T"
-                                       value { type: DT_INT32 }
-                                     }
-                                   })pb"),
-                        {}, BuiltinOps(), "test graph");
+  // clang-format off
+  auto g = Graph::Build(Parse(R"pb(
+    node { name: "b" op: "_FusedDepthwiseBlock"
+           attr { key: "T" value { type: DT_INT32 } } }
+  )pb"), {}, BuiltinOps(), "test graph");
+  // clang-format on
   ASSERT_FALSE(g.ok());
   const std::string message(g.status().message());
   EXPECT_TRUE(absl::StartsWith(

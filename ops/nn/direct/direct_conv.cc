@@ -292,23 +292,19 @@ inline bool EndsInHalfBlock(int64_t valid) {
 // NF (0 or 1) full blocks, then the 8-lane half block of `half` channels
 // (kHalfFull: all 8). The packed row per input channel stays (NF + 1) *
 // kLanes floats wide; the half block reads the first 8 of its 16.
-
 template <int R, int NF, bool kHalfFull>
 __attribute__((noinline)) void PointwiseTilesHalf(
     const float* in, int64_t p0, int64_t p1, int64_t c_in, int64_t c_out,
     const float* wg, const float* bias, const float* res, float* out,
     int64_t co0, int half, float lo_s, float hi_s) {
+  using HalfOps = BlockOps<Half>;
   constexpr int kRow = (NF + 1) * kLanes;
-  const __mmask8 mask = static_cast<__mmask8>((1u << half) - 1);
-  auto load_half = [&](const float* p) -> Half {
-    if constexpr (kHalfFull) return LoadHalf(p);
-    return reinterpret_cast<Half>(_mm256_maskz_loadu_ps(mask, p));
-  };
   Vec bf = {};
   Half bh = {};
   if (bias != nullptr) {
     if constexpr (NF == 1) bf = Load(bias);
-    bh = load_half(bias + NF * kLanes);
+    bh = kHalfFull ? HalfOps::Load(bias + NF * kLanes)
+                   : HalfOps::LoadPartial(bias + NF * kLanes, half);
   }
   const Vec lo = Vec{} + lo_s, hi = Vec{} + hi_s;
   const Half lo8 = Half{} + lo_s, hi8 = Half{} + hi_s;
@@ -343,15 +339,9 @@ __attribute__((noinline)) void PointwiseTilesHalf(
                             kLanes);
       }
       const int64_t ah = at + NF * kLanes;
-      Half v = acch[r] + bh;
-      if (res != nullptr) v += load_half(res + ah);
-      v = v < lo8 ? lo8 : v;
-      v = v > hi8 ? hi8 : v;
-      if constexpr (kHalfFull) {
-        *reinterpret_cast<HalfU*>(out + ah) = v;
-      } else {
-        _mm256_mask_storeu_ps(out + ah, mask, reinterpret_cast<__m256>(v));
-      }
+      FinishHoisted<kHalfFull, Half>(acch[r], bh, lo8, hi8,
+                                     res == nullptr ? nullptr : res + ah,
+                                     out + ah, half);
     }
   }
 }

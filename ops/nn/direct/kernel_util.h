@@ -101,9 +101,9 @@ inline Vec MaskedLoad(const float*, ColumnMask) { return Vec{}; }
 // Half blocks (AVX-512 with VL): a block of at most 8 channels run on
 // 256-bit registers. Zen 4 executes a 512-bit FMA as two 256-bit halves, so
 // a zmm block with 8 real lanes wastes half its FMAs; a ymm FMA costs no
-// more than a zmm one elsewhere. The pointwise groups (direct_conv.cc) and
-// the depthwise tiles (depthwise_rows.cc) end in one when their channel
-// tail allows.
+// more than a zmm one elsewhere. The pointwise groups and regular tiles
+// (direct_conv.cc) and the depthwise tiles (depthwise_rows.cc) end in one
+// when their channel tail allows.
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 constexpr bool kHasHalfBlocks = true;
 #else
