@@ -33,6 +33,7 @@
 
 #include "ops/nn/direct/direct_conv.h"
 #include "ops/nn/dnnl/dnnl_conv.h"
+#include "runtime/parallel.h"
 #include "runtime/tensor.h"
 
 namespace graphrt {
@@ -83,6 +84,9 @@ void BM_Block(benchmark::State& state) {
     return;
   }
   int set = 0;
+  // One thread: the direct kernel splits large calls over the oneTBB
+  // arena (DirectConv::Run), oneDNN's calls are single-threaded.
+  const ScopedSequential one_thread;
   for (auto _ : state) {
     const float* x = xs[set].data<float>();
     float* y = ys[set].data();
@@ -192,6 +196,9 @@ void BM_Inverted(benchmark::State& state) {
     return;
   }
   int set = 0;
+  // One thread: the direct kernel splits large calls over the oneTBB
+  // arena (DirectConv::Run), oneDNN's calls are single-threaded.
+  const ScopedSequential one_thread;
   for (auto _ : state) {
     const float* x = xs[set].data<float>();
     float* y = ys[set].data();

@@ -14,6 +14,7 @@
 
 #include "ops/nn/direct/direct_conv.h"
 #include "ops/nn/dnnl/dnnl_conv.h"
+#include "runtime/parallel.h"
 #include "runtime/tensor.h"
 
 namespace graphrt {
@@ -106,6 +107,9 @@ void BM_SmallConv(benchmark::State& state) {
     state.SkipWithError("direct: pack failed");
     return;
   }
+  // One thread: the direct kernel splits large calls over the oneTBB
+  // arena (DirectConv::Run), oneDNN's calls are single-threaded.
+  const ScopedSequential one_thread;
   for (auto _ : state) {
     if (onednn) {
       auto done = dnnl.Run(s, filter, &bias, nullptr, x.data<float>(), 1, l.hw,
