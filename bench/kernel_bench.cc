@@ -12,6 +12,7 @@
 // one MobileNetV2 inference (no residual adds / pooling: < 1% of its time).
 // BM_Pool/i: pooling on the age model's shapes (below).
 // BM_Activation/i: Prelu / LeakyRelu / Relu on random-signed floats.
+// BM_NonMaxSuppression: NonMaxSuppressionV5 on handtrack's shape (below).
 // BM_DecodeHalves: the loader's float16 -> float32 weight decoding
 // (loader/weights_decoder.h), GB/s of float16 input.
 // Times are thread CPU time (Google Benchmark's default), so a loaded
@@ -19,6 +20,7 @@
 // //bench:peak_flops.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <memory>
 #include <random>
 #include <string>
@@ -252,6 +254,52 @@ void BM_Activation(benchmark::State& state) {
   state.SetLabel(absl::StrCat(op, " 96x96x16"));
 }
 BENCHMARK(BM_Activation)->DenseRange(0, 2);
+
+// BM_NonMaxSuppression: NonMaxSuppressionV5 as handtrack's SSD post-processor
+// calls it seven times per Run: 12,804 boxes, every score above the
+// threshold (1e-8, sigmoid outputs), max_output_size 100, IoU 0.6, hard NMS.
+// Boxes are random (centers uniform, sides 0.05-0.3), scores sigmoids of
+// N(-4, 2); in Runs per second, as a time per call.
+void BM_NonMaxSuppression(benchmark::State& state) {
+  constexpr int64_t kBoxes = 12804;
+  PreparedLayer p;
+  p.node.set_op("NonMaxSuppressionV5");
+  p.node.set_name("nms");
+  (*p.node.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  (*p.node.mutable_attr())["pad_to_max_output_size"].set_b(false);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::normal_distribution<float> logit(-4.0f, 2.0f);
+  Tensor boxes = *Tensor::Allocate(DType::kFloat32, Shape({kBoxes, 4}));
+  Tensor scores = *Tensor::Allocate(DType::kFloat32, Shape({kBoxes}));
+  float* b = boxes.mutable_data<float>();
+  for (int64_t i = 0; i < kBoxes; ++i) {
+    const float cy = unit(rng), cx = unit(rng);
+    const float h = 0.05f + 0.25f * unit(rng), w = 0.05f + 0.25f * unit(rng);
+    b[4 * i + 0] = cy - h / 2;
+    b[4 * i + 1] = cx - w / 2;
+    b[4 * i + 2] = cy + h / 2;
+    b[4 * i + 3] = cx + w / 2;
+    scores.mutable_data<float>()[i] = 1.0f / (1.0f + std::exp(-logit(rng)));
+  }
+  auto scalar = [](auto v) {
+    Tensor t = *Tensor::Allocate(DTypeOf<decltype(v)>::value, Shape({}));
+    *t.template mutable_data<decltype(v)>() = v;
+    return t;
+  };
+  p.inputs = {std::move(boxes), std::move(scores), scalar(int32_t{100}),
+              scalar(0.6f), scalar(1e-8f), scalar(0.0f)};
+  auto kernel = BuiltinOps().Find(p.node.op())(KernelInit{p.node, 6});
+  ResourceManager resources;
+  if (kernel.ok()) p.kernel = std::move(*kernel);
+  if (p.kernel == nullptr || !RunOnce(p, &resources)) {
+    state.SkipWithError("kernel creation or run failed");
+    return;
+  }
+  for (auto _ : state) RunOnce(p, &resources);
+  state.SetLabel("12804 boxes -> 100");
+}
+BENCHMARK(BM_NonMaxSuppression);
 
 // 1M float16 values of every kind (random bits: normals, subnormals, zeros,
 // infinities, NaNs), decoded into a buffer that stays resident.

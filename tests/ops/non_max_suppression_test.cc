@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "tests/ops/op_test_util.h"
 
@@ -144,6 +148,97 @@ TEST(NmsTest, SoftNmsReordersCandidates) {
   const float iou = 1.0f / 1.1f;
   EXPECT_NEAR(Values<float>((*out)[1])[2],
               0.85f * std::exp(-0.5f * iou * iou / 0.1f), 1e-6);
+}
+
+// TF's greedy selection written plainly: candidates sorted by score (ties:
+// lower index first), each kept unless its IoU with a kept box exceeds the
+// threshold. IoU as TF computes it, corners sorted per pair.
+std::vector<int32_t> GreedyReference(const std::vector<float>& boxes,
+                                     const std::vector<float>& scores,
+                                     int max_out, float iou_threshold,
+                                     float score_threshold) {
+  std::vector<int32_t> order(scores.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return scores[a] > scores[b]; });
+  auto iou = [&](int32_t i, int32_t j) {
+    const float* a = &boxes[4 * i];
+    const float* b = &boxes[4 * j];
+    const float ay0 = std::min(a[0], a[2]), ay1 = std::max(a[0], a[2]);
+    const float ax0 = std::min(a[1], a[3]), ax1 = std::max(a[1], a[3]);
+    const float by0 = std::min(b[0], b[2]), by1 = std::max(b[0], b[2]);
+    const float bx0 = std::min(b[1], b[3]), bx1 = std::max(b[1], b[3]);
+    const float area_a = (ay1 - ay0) * (ax1 - ax0);
+    const float area_b = (by1 - by0) * (bx1 - bx0);
+    if (area_a <= 0 || area_b <= 0) return 0.0f;
+    const float ih = std::max(std::min(ay1, by1) - std::max(ay0, by0), 0.0f);
+    const float iw = std::max(std::min(ax1, bx1) - std::max(ax0, bx0), 0.0f);
+    const float inter = ih * iw;
+    return inter / (area_a + area_b - inter);
+  };
+  std::vector<int32_t> kept;
+  for (int32_t c : order) {
+    if (static_cast<int>(kept.size()) == max_out) break;
+    if (!(scores[c] > score_threshold)) continue;
+    bool suppressed = false;
+    for (int32_t k : kept) suppressed = suppressed || iou(c, k) > iou_threshold;
+    if (!suppressed) kept.push_back(c);
+  }
+  return kept;
+}
+
+// Hard NMS visits candidates in batches of score bins (the kernel's own
+// ordering, not a full sort): the selection must be the greedy one for
+// scores spread over many bins, scores crowded into one bin, ties, -0 and
+// +0, scores below the threshold, and selections that need many batches
+// (clustered boxes: most candidates are suppressed).
+TEST(NmsTest, HardNmsMatchesAGreedyReference) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::normal_distribution<float> logit(-4.0f, 2.0f);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = trial % 4 == 0 ? 3000 : 1 + static_cast<int>(rng() % 700);
+    const int clusters = trial % 3 == 0 ? 4 : 1000;
+    std::vector<float> boxes(4 * n), scores(n);
+    std::vector<float> centers(2 * clusters);
+    for (float& c : centers) c = unit(rng);
+    for (int i = 0; i < n; ++i) {
+      const int k = static_cast<int>(rng() % clusters);
+      const float cy = centers[2 * k] + 0.02f * unit(rng);
+      const float cx = centers[2 * k + 1] + 0.02f * unit(rng);
+      const float h = 0.05f + 0.2f * unit(rng), w = 0.05f + 0.2f * unit(rng);
+      // Corners in either order.
+      boxes[4 * i + 0] = i % 2 ? cy - h : cy + h;
+      boxes[4 * i + 1] = cx - w;
+      boxes[4 * i + 2] = i % 2 ? cy + h : cy - h;
+      boxes[4 * i + 3] = cx + w;
+      switch (trial % 5) {
+        case 0:  // sigmoids, as detectors emit
+          scores[i] = 1.0f / (1.0f + std::exp(-logit(rng)));
+          break;
+        case 1:  // one bin: a narrow range
+          scores[i] = 0.5f + 1e-4f * unit(rng);
+          break;
+        case 2:  // few values: ties everywhere, zeros of both signs
+          scores[i] = static_cast<float>(rng() % 4) * 0.25f - 0.25f;
+          if (scores[i] == 0.0f && i % 2) scores[i] = -0.0f;
+          break;
+        default:  // signed, some below the threshold
+          scores[i] = logit(rng);
+      }
+    }
+    const int max_out = trial % 2 ? 10 : 200;
+    const float threshold = trial % 5 == 2 ? -0.1f : -3.0f;
+    OpTest t("NonMaxSuppressionV3");
+    auto out =
+        t.Run({T_<float>({n, 4}, boxes), T_<float>({n}, scores),
+               Tensor::Scalar<int32_t>(max_out), Tensor::Scalar<float>(0.3f),
+               Tensor::Scalar<float>(threshold)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(Values<int32_t>((*out)[0]),
+              GreedyReference(boxes, scores, max_out, 0.3f, threshold))
+        << "trial " << trial << ", " << n << " boxes";
+  }
 }
 
 TEST(NmsTest, Errors) {
