@@ -5,13 +5,16 @@
 //   bazel run --config=opt //bench:direct_conv_bench
 //
 // BM_SmallConv/i/0 runs layer i on the direct kernel, BM_SmallConv/i/1 on
-// oneDNN (bias and Relu fused in both). Times are thread CPU time.
+// oneDNN (bias and Relu fused in both); BM_SmallConv/i/k/1 does so "cold",
+// each call on input and output buffers not touched since > 64 MB of
+// others were. Times are thread CPU time.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "ops/nn/direct/direct_conv.h"
 #include "ops/nn/dnnl/dnnl_conv.h"
 #include "runtime/parallel.h"
@@ -95,8 +98,19 @@ void BM_SmallConv(benchmark::State& state) {
   const Tensor filter = random(l.depthwise ? Shape({l.k, l.k, l.cin, 1})
                                            : Shape({l.k, l.k, l.cin, l.cout}));
   const Tensor bias = random(Shape({s.out_channels}));
-  const Tensor x = random(Shape({1, l.hw, l.hw, l.cin}));
-  std::vector<float> y(out * out * s.out_channels);
+  // Cold runs rotate through buffer sets of > 64 MB in all, so each call
+  // finds its input and output out of cache, as a layer in a model may.
+  const int64_t set_bytes =
+      (l.hw * l.hw * l.cin + out * out * s.out_channels) * 4;
+  const int sets =
+      state.range(2) ? static_cast<int>(64 * 1024 * 1024 / set_bytes + 1) : 1;
+  std::vector<Tensor> xs;
+  std::vector<std::vector<float>> ys;
+  for (int i = 0; i < sets; ++i) {
+    xs.push_back(random(Shape({1, l.hw, l.hw, l.cin})));
+    ys.emplace_back(out * out * s.out_channels);
+  }
+  int set = 0;
   nn::DirectConv direct;
   nn::DnnlConv dnnl;
   if (onednn && !nn::DnnlAvailable()) {
@@ -111,32 +125,37 @@ void BM_SmallConv(benchmark::State& state) {
   // arena (DirectConv::Run), oneDNN's calls are single-threaded.
   const ScopedSequential one_thread;
   for (auto _ : state) {
+    const float* x = xs[set].data<float>();
+    float* y = ys[set].data();
+    set = (set + 1) % sets;
     if (onednn) {
-      auto done = dnnl.Run(s, filter, &bias, nullptr, x.data<float>(), 1, l.hw,
-                           l.hw, out, out, y.data());
+      auto done = dnnl.Run(s, filter, &bias, nullptr, x, 1, l.hw, l.hw, out, out,
+                           y);
       if (!done.ok() || !*done) {
         state.SkipWithError("oneDNN declined");
         return;
       }
     } else {
       if (!direct
-               .Run(s, bias.data<float>(), nullptr, x.data<float>(), 1, l.hw,
-                    l.hw, out, out, y.data())
+               .Run(s, bias.data<float>(), nullptr, x, 1, l.hw, l.hw, out, out,
+                    y)
                .ok()) {
         state.SkipWithError("direct: run failed");
         return;
       }
     }
-    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(y);
   }
   const double flops =
       2.0 * out * out * s.out_channels * l.k * l.k * (l.depthwise ? 1 : l.cin);
   state.counters["GFLOP"] = benchmark::Counter(flops * state.iterations() / 1e9,
                                                benchmark::Counter::kIsRate);
-  state.SetLabel(onednn ? "oneDNN" : "direct");
+  state.SetLabel(absl::StrCat(onednn ? "oneDNN" : "direct",
+                              state.range(2) ? " cold" : ""));
 }
 BENCHMARK(BM_SmallConv)
-    ->ArgsProduct({benchmark::CreateDenseRange(0, kNumLayers - 1, 1), {0, 1}});
+    ->ArgsProduct(
+        {benchmark::CreateDenseRange(0, kNumLayers - 1, 1), {0, 1}, {0, 1}});
 
 }  // namespace
 }  // namespace graphrt

@@ -179,7 +179,8 @@ TEST(DirectConvTest, ResidualIsAddedBeforeTheClampAlsoInPlace) {
 // wide, with border tiles on both sides, the residual and the clamp,
 // against the reference.
 void CheckWideRows(bool depthwise, int k, int stride, int in_channels,
-                   int out_channels, std::mt19937* rng) {
+                   int out_channels, std::mt19937* rng, int64_t h = 7,
+                   int64_t w = 75) {
   XnnConvSpec s;
   s.depthwise = depthwise;
   s.kh = s.kw = k;
@@ -190,13 +191,12 @@ void CheckWideRows(bool depthwise, int k, int stride, int in_channels,
   s.out_channels = out_channels;
   s.out_min = -0.75f;
   s.out_max = 2.0f;
-  const int64_t h = 7, w = 75;
   const int64_t oh = OutSize(h, s.pad_top, s.pad_bottom, k, 1, stride);
   const int64_t ow = OutSize(w, s.pad_left, s.pad_right, k, 1, stride);
   SCOPED_TRACE(::testing::Message()
                << k << "x" << k << (depthwise ? " depthwise" : "") << " stride "
-               << stride << " channels " << in_channels << "->"
-               << out_channels);
+               << stride << " channels " << in_channels << "->" << out_channels
+               << " image " << h << "x" << w);
   auto x = Random(h * w * in_channels, rng);
   auto f = Random(k * k * in_channels * (depthwise ? 1 : out_channels), rng);
   auto bias = Random(out_channels, rng);
@@ -234,6 +234,24 @@ TEST(DirectConvTest, DepthwiseRunsOfInteriorTiles) {
   }
 }
 
+// Stride-1 depthwise rows in pairs (AVX-512: two output rows per tile where
+// both rows' windows stay inside the input): even and odd heights (a last
+// row alone), widths with pair tiles of 8, 4, 2 and 1 pixels and padded
+// ones at both edges, channel tails on half and masked blocks.
+TEST(DirectConvTest, DepthwiseRowPairs) {
+  std::mt19937 rng(8);
+  for (int k : {3, 5}) {
+    for (int64_t h : {6, 9}) {
+      for (int64_t w : {3, 15, 31}) {
+        for (int channels : {8, 13, 24, 40}) {
+          CheckWideRows(/*depthwise=*/true, k, /*stride=*/1, channels, channels,
+                        &rng, h, w);
+        }
+      }
+    }
+  }
+}
+
 // Regular layers (RGB stems and others) whose last channel group ends in a
 // half block on AVX-512 (5, 8, 20, 24, 40), in 12-pixel tiles when a full
 // block comes first, and ones that do not (13, 32).
@@ -253,15 +271,16 @@ TEST(DirectConvTest, RegularRowsEndingInHalfBlocks) {
 
 // Calls large enough to be split over threads (rows of a depthwise or
 // regular layer, pixel chunks of a pointwise one) give the single-threaded
-// call's bits, with the residual added in place.
+// call's bits, with the residual added in place (depthwise: the pieces
+// pair their rows differently from the whole call).
 TEST(DirectConvTest, SplitsLargeCallsOverThreadsWithTheSameBits) {
   std::mt19937 rng(9);
   struct Layer {
     bool depthwise;
     int k, in_c, out_c;
   };
-  for (const Layer& l : {Layer{true, 3, 40, 40}, Layer{false, 3, 16, 40},
-                         Layer{false, 1, 64, 72}}) {
+  for (const Layer& l : {Layer{true, 3, 40, 40}, Layer{true, 5, 24, 24},
+                         Layer{false, 3, 16, 40}, Layer{false, 1, 64, 72}}) {
     XnnConvSpec s;
     s.depthwise = l.depthwise;
     s.kh = s.kw = l.k;

@@ -21,6 +21,15 @@ void DepthwiseRow(const Geo& g, const float* in_n, const float* wp,
                   const float* bias, int64_t y, const float* res_n,
                   float* out_n);
 
+// Output rows [y0, y1) of one image, as DepthwiseRow row by row (the same
+// values). Stride-1 3x3 and 5x5 layers (KH = KW, undilated) on AVX-512
+// compute two rows at a time where both rows' windows stay inside the
+// input's height: the rows share all but two of their input rows, each
+// loaded once for both.
+void DepthwiseRows(const Geo& g, const float* in_n, const float* wp,
+                   const float* bias, int64_t y0, int64_t y1,
+                   const float* res_n, float* out_n);
+
 }  // namespace direct_kernel
 }  // namespace nn
 }  // namespace graphrt

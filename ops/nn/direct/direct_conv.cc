@@ -442,7 +442,7 @@ void RegularRowAny(const Geo& g, const float* in_n, const float* wg,
 }  // namespace direct_kernel
 
 using direct_kernel::CurrentMode;
-using direct_kernel::DepthwiseRow;
+using direct_kernel::DepthwiseRows;
 using direct_kernel::EndsInHalfBlock;
 using direct_kernel::Geo;
 using direct_kernel::kLanes;
@@ -694,13 +694,16 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
     parallel_for(
         n * out_h, grain(out_w * g.c_in * g.kh * g.kw),
         [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) {
+          // The range's rows image by image.
+          for (int64_t r = r0; r < r1;) {
             const int64_t b = r / out_h;
+            const int64_t y1 = std::min(r1 - b * out_h, out_h);
             const float* res_n =
                 residual == nullptr ? nullptr : residual + b * out_image;
             const float* in_n = in == nullptr ? nullptr : in + b * in_image;
-            DepthwiseRow(g, in_n, p->weights.data(), bias, r % out_h, res_n,
-                         out + b * out_image);
+            DepthwiseRows(g, in_n, p->weights.data(), bias, r % out_h, y1,
+                          res_n, out + b * out_image);
+            r = b * out_h + y1;
           }
         });
     return absl::OkStatus();
