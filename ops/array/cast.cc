@@ -11,9 +11,9 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "ops/array/array_ops.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/array/array_ops.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -106,8 +106,8 @@ class CastKernel : public Kernel {
       ctx.set_output(0, in);
       return absl::OkStatus();
     }
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, dst_, in.shape()));
+    GRAPHRT_ASSIGN_OR_RETURN(
+        Tensor * out, ctx.allocate_output_uninitialized(0, dst_, in.shape()));
     const int64_t n = in.num_elements();
     return DispatchCastType(in.dtype(), [&](auto src_tag) {
       using S = typename decltype(src_tag)::type;

@@ -10,9 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ops/array/array_ops.h"
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
-#include "ops/array/array_ops.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -115,8 +115,8 @@ class GatherKernel : public Kernel {
     for (int i = 0; i < axis; ++i) out_shape.AddDim(ps.dim(i));
     for (int i = bd; i < indices_rank; ++i) out_shape.AddDim(indices.dim(i));
     for (int i = axis + 1; i < ps.rank(); ++i) out_shape.AddDim(ps.dim(i));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, params.dtype(), out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, params.dtype(), out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
 
     const DType dtype = params.dtype();

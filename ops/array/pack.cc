@@ -35,8 +35,8 @@ class PackKernel : public Kernel {
                              ops::NormalizeAxis(axis_, rank + 1, "axis"));
     Shape out_shape = first.shape();
     out_shape.InsertDim(axis, n_);
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, first.dtype(), out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, first.dtype(), out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
     const int64_t outer = ops::DimProduct(first.shape(), 0, axis);
     const int64_t inner = ops::DimProduct(first.shape(), axis, rank);
@@ -88,9 +88,9 @@ class UnpackKernel : public Kernel {
     GRAPHRT_ASSIGN_OR_RETURN(const int axis,
                              ops::NormalizeAxis(axis_, rank, "axis"));
     if (x.dim(axis) != num_) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("input ", x.DebugString(), " has ", x.dim(axis),
-                       " entries along axis ", axis, ", expected num = ", num_));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", x.DebugString(), " has ", x.dim(axis),
+          " entries along axis ", axis, ", expected num = ", num_));
     }
     Shape out_shape = x.shape();
     out_shape.RemoveDim(axis);
@@ -99,9 +99,9 @@ class UnpackKernel : public Kernel {
     const int64_t dims[2] = {outer, inner};
     const int64_t strides[2] = {num_ * inner, 1};
     for (int64_t i = 0; i < num_; ++i) {
-      GRAPHRT_ASSIGN_OR_RETURN(
-          Tensor * out,
-          ctx.allocate_output(static_cast<int>(i), x.dtype(), out_shape));
+      GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
+                               ctx.allocate_output_uninitialized(
+                                   static_cast<int>(i), x.dtype(), out_shape));
       ops::StridedCopy(x.dtype(), x.raw_data(), i * inner, dims, strides,
                        out->raw_data());
     }

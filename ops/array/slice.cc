@@ -72,8 +72,8 @@ absl::Status SliceRun(KernelContext& ctx) {
     out_shape.AddDim(s);
     if (s > 0) offset += begin[i] * in_strides[i];
   }
-  GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                           ctx.allocate_output(0, x.dtype(), out_shape));
+  GRAPHRT_ASSIGN_OR_RETURN(
+      Tensor * out, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
   ops::StridedCopy(x.dtype(), x.raw_data(), offset, out_shape.dims(),
                    in_strides, out->raw_data());
   return absl::OkStatus();
@@ -229,8 +229,8 @@ class StridedSliceKernel : public Kernel {
         out_shape.AddDim(1);
       }
     }
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, x.dtype(), out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, x.dtype(), out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
     const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
     ops::DimVector view_strides(rank);

@@ -28,8 +28,8 @@ absl::Status EmitParts(KernelContext& ctx, const Tensor& x, int axis,
     Shape shape = x.shape();
     shape.set_dim(axis, sizes[i]);
     GRAPHRT_ASSIGN_OR_RETURN(
-        Tensor * out,
-        ctx.allocate_output(static_cast<int>(i), x.dtype(), shape));
+        Tensor * out, ctx.allocate_output_uninitialized(static_cast<int>(i),
+                                                        x.dtype(), shape));
     const int64_t dims[2] = {outer, sizes[i] * inner};
     const int64_t strides[2] = {n * inner, 1};
     ops::StridedCopy(x.dtype(), x.raw_data(), start * inner, dims, strides,

@@ -44,8 +44,8 @@ absl::Status TileRun(KernelContext& ctx) {
     out_dims[i] = x.dim(i) * m[i];
   }
   GRAPHRT_ASSIGN_OR_RETURN(Shape out_shape, Shape::Make(out_dims));
-  GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                           ctx.allocate_output(0, x.dtype(), out_shape));
+  GRAPHRT_ASSIGN_OR_RETURN(
+      Tensor * out, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
   if (out->num_elements() == 0) return absl::OkStatus();
   const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
   std::vector<int64_t> dims, strides;
@@ -97,8 +97,8 @@ absl::Status BroadcastToRun(KernelContext& ctx) {
     }
   }
   GRAPHRT_ASSIGN_OR_RETURN(Shape out_shape, Shape::Make(dims));
-  GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                           ctx.allocate_output(0, x.dtype(), out_shape));
+  GRAPHRT_ASSIGN_OR_RETURN(
+      Tensor * out, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
   ops::StridedCopy(x.dtype(), x.raw_data(), 0, dims, strides, out->raw_data());
   return absl::OkStatus();
 }

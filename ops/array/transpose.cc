@@ -54,8 +54,8 @@ absl::Status TransposeRun(KernelContext& ctx) {
     out_shape.AddDim(x.dim(static_cast<int>(perm[i])));
     strides[i] = in_strides[perm[i]];
   }
-  GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                           ctx.allocate_output(0, x.dtype(), out_shape));
+  GRAPHRT_ASSIGN_OR_RETURN(
+      Tensor * out, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
   ops::StridedCopy(x.dtype(), x.raw_data(), 0, out_shape.dims(), strides,
                    out->raw_data());
   return absl::OkStatus();

@@ -61,8 +61,16 @@ absl::Status StackItems(KernelContext& ctx, const TensorList& list,
   const Shape elem = dynamic::ToShape(shape);
   Shape out_shape = elem;
   out_shape.InsertDim(0, static_cast<int64_t>(indices.size()));
+  // Zero-filled only when an item is unset (it stacks as zeros); otherwise
+  // every element is copied below.
+  const bool all_set =
+      std::all_of(indices.begin(), indices.end(),
+                  [&](int64_t i) { return list.tensors[i].valid(); });
   GRAPHRT_ASSIGN_OR_RETURN(
-      Tensor * out, ctx.allocate_output(0, list.element_dtype, out_shape));
+      Tensor * out,
+      all_set
+          ? ctx.allocate_output_uninitialized(0, list.element_dtype, out_shape)
+          : ctx.allocate_output(0, list.element_dtype, out_shape));
   const int64_t n = elem.num_elements();
   for (size_t i = 0; i < indices.size(); ++i) {
     const Tensor& t = list.tensors[indices[i]];

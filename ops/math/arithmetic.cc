@@ -342,7 +342,8 @@ class AddNKernel : public Kernel {
       }
     }
     GRAPHRT_ASSIGN_OR_RETURN(
-        Tensor * out, ctx.allocate_output(0, first.dtype(), first.shape()));
+        Tensor * out,
+        ctx.allocate_output_uninitialized(0, first.dtype(), first.shape()));
     return ops::DispatchDType<float, double, int32_t, int64_t, uint8_t, int8_t,
                               int16_t, uint16_t, uint32_t, uint64_t, complex64,
                               complex128>(first.dtype(), "AddN", [&](auto tag) {

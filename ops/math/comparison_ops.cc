@@ -170,8 +170,8 @@ class CmpKernel : public Kernel {
     }
     const ops::BroadcastPlan& plan = *plan_or;
     const DType out_dtype = IsBitwise(op_) ? x.dtype() : DType::kBool;
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, out_dtype, plan.out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, out_dtype, plan.out_shape));
     if (out->num_elements() == 0) return absl::OkStatus();
     return ops::DispatchDType<float, double, int32_t, int64_t, uint8_t, int8_t,
                               int16_t, uint16_t, uint32_t, uint64_t, bool,
@@ -220,8 +220,8 @@ absl::Status LogicalNot(KernelContext& ctx) {
   GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 1));
   const Tensor& x = ctx.input(0);
   GRAPHRT_RETURN_IF_ERROR(ops::CheckDType(x, DType::kBool, "input"));
-  GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                           ctx.allocate_output(0, DType::kBool, x.shape()));
+  GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                             0, DType::kBool, x.shape()));
   const bool* in = x.data<bool>();
   bool* o = out->mutable_data<bool>();
   ops::ParallelFor(x.num_elements(), ops::kParallelMinElements,

@@ -99,8 +99,8 @@ class SelectKernel : public Kernel {
     GRAPHRT_ASSIGN_OR_RETURN(
         ops::Broadcast3Plan plan,
         ops::MakeBroadcast3Plan(cond_shape, t.shape(), e.shape()));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, t.dtype(), plan.out_shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, t.dtype(), plan.out_shape));
     return RunSelect(plan, cond, t, e, out, v2_ ? "SelectV2" : "Select");
   }
 
@@ -158,8 +158,8 @@ class ClipKernel : public Kernel {
           x.shape().ToString(), ", got ", lo.shape().ToString(), " and ",
           hi.shape().ToString()));
     }
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, x.dtype(), x.shape()));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, x.dtype(), x.shape()));
     if (out->num_elements() == 0) return absl::OkStatus();
     return ops::DispatchDType<float, double, int32_t, int64_t, uint8_t, int8_t,
                               int16_t, uint16_t, uint32_t, uint64_t>(

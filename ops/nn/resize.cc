@@ -124,8 +124,8 @@ class ResizeBilinearKernel : public Kernel {
     const int64_t n = images.dim(0), h = images.dim(1), w = images.dim(2),
                   c = images.dim(3), oh = size.first, ow = size.second;
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n, oh, ow, c}));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, DType::kFloat32, shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, DType::kFloat32, shape));
     GRAPHRT_ASSIGN_OR_RETURN(
         const auto ys,
         BilinearWeights(oh, h, ResizeScale(h, oh, a_.align_corners),
@@ -233,8 +233,8 @@ class ResizeNearestKernel : public Kernel {
     const int64_t n = images.dim(0), h = images.dim(1), w = images.dim(2),
                   c = images.dim(3), oh = size.first, ow = size.second;
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n, oh, ow, c}));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, images.dtype(), shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, images.dtype(), shape));
     GRAPHRT_ASSIGN_OR_RETURN(
         const auto ys,
         NearestIndices(oh, h, ResizeScale(h, oh, a_.align_corners), a_));
@@ -324,8 +324,8 @@ class CropAndResizeKernel : public Kernel {
       }
     }
     GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({nb, ch, cw, c}));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out,
-                             ctx.allocate_output(0, DType::kFloat32, shape));
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, DType::kFloat32, shape));
     float* o = out->mutable_data<float>();
     const float* bx = boxes.data<float>();
     return DispatchImage(image.dtype(), "CropAndResize", [&](auto tag) {
