@@ -148,6 +148,15 @@ class ScopedSequential {
   ScopedSequential& operator=(const ScopedSequential&) = delete;
 };
 
+// True when ParallelFor on this thread runs on this thread alone (inside a
+// ScopedSequential, or on an arena of one thread): for kernels whose split
+// of the work only exists for the threads (see _FusedDepthwiseBlock's
+// stripes).
+inline bool RunsSequentially() {
+  return parallel_internal::sequential_depth > 0 ||
+         oneapi::tbb::this_task_arena::max_concurrency() == 1;
+}
+
 // Calls fn(chunk_begin, chunk_end) over [begin, end) in chunks of at least
 // `grain` (>= 1) elements on the current oneTBB arena, and returns when all
 // chunks are done. fn must be callable concurrently. Inside a
