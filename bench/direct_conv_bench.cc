@@ -71,6 +71,8 @@ constexpr SmallLayer kLayers[] = {
     // handlandmark-lite's stem (224x224 RGB, 3x3 /2 -> 24) and its first
     // projection (112x112 24 -> 16).
     {224, 3, 24, 3, 2, false},   {112, 24, 16, 1, 1, false},
+    // BlazePose's segmentation head (256x256 3x3 8 -> 1) and a 32 -> 1 one.
+    {256, 8, 1, 3, 1, false},    {128, 32, 1, 3, 1, false},
 };
 constexpr int kNumLayers = sizeof(kLayers) / sizeof(kLayers[0]);
 

@@ -269,6 +269,24 @@ TEST(DirectConvTest, RegularRowsEndingInHalfBlocks) {
   }
 }
 
+// Regular layers with at most 4 output channels (segmentation heads) run
+// on the narrow rows, vectorized over input channels: tails of input
+// channels, 1x1 to 5x5 windows, strides 1 and 2, padding, bias, residual
+// and clamp.
+TEST(DirectConvTest, NarrowOutputLayers) {
+  std::mt19937 rng(10);
+  for (int k : {1, 3, 5}) {
+    for (int stride : {1, 2}) {
+      for (int in_channels : {8, 20, 32, 33}) {
+        for (int out_channels : {1, 2, 4}) {
+          CheckWideRows(/*depthwise=*/false, k, stride, in_channels,
+                        out_channels, &rng, /*h=*/6, /*w=*/23);
+        }
+      }
+    }
+  }
+}
+
 // Calls large enough to be split over threads (rows of a depthwise or
 // regular layer, pixel chunks of a pointwise one) give the single-threaded
 // call's bits, with the residual added in place (depthwise: the pieces
