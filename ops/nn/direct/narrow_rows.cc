@@ -119,7 +119,7 @@ __attribute__((noinline)) void NarrowTile(const Geo& g, const float* in_n,
 }  // namespace
 
 bool UsesNarrowLayout(int64_t c_in, int64_t c_out) {
-  return c_out <= kNarrowMaxOut && c_in >= kLanes / 2;
+  return c_out <= kNarrowMaxOut && c_in >= kNarrowMinIn;
 }
 
 std::vector<float> PackNarrow(const float* filter, int64_t kh, int64_t kw,

@@ -18,11 +18,14 @@ namespace graphrt {
 namespace nn {
 namespace direct_kernel {
 
-// Output channels at most for the narrow layout.
+// Output channels at most and input channels at least for the narrow
+// layout, whatever the vector width (a threshold of half a vector moved a
+// 2 -> 3 layer of an SSE build onto it).
 inline constexpr int64_t kNarrowMaxOut = 4;
+inline constexpr int64_t kNarrowMinIn = 8;
 
 // True when a regular (not depthwise) layer takes the narrow layout: at
-// most kNarrowMaxOut output channels and at least half a vector of input
+// most kNarrowMaxOut output channels and at least kNarrowMinIn input
 // channels (fewer would leave most lanes of each FMA empty here too).
 bool UsesNarrowLayout(int64_t c_in, int64_t c_out);
 
