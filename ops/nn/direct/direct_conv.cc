@@ -704,6 +704,18 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
       ParallelFor(0, count, piece, fn);
     }
   };
+  // Regular layers: row_fn(in_n, y, res_n, out_n) for every output row of
+  // every image, rows split over the arena by `macs_per_row`.
+  auto each_output_row = [&](int64_t macs_per_row, const auto& row_fn) {
+    parallel_for(n * out_h, grain(macs_per_row), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t b = r / out_h;
+        row_fn(in + b * in_image, r % out_h,
+               residual == nullptr ? nullptr : residual + b * out_image,
+               out + b * out_image);
+      }
+    });
+  };
   if (p->depthwise) {
     parallel_for(
         n * out_h, grain(out_w * g.c_in * g.kh * g.kw),
@@ -724,17 +736,11 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
   }
   // Few output channels (narrow_rows.h), 1x1 or not.
   if (p->narrow) {
-    parallel_for(n * out_h, grain(out_w * g.c_out * g.kh * g.kw * g.c_in),
-                 [&](int64_t r0, int64_t r1) {
-                   for (int64_t r = r0; r < r1; ++r) {
-                     const int64_t b = r / out_h;
-                     const float* res_n = residual == nullptr
-                                              ? nullptr
-                                              : residual + b * out_image;
-                     NarrowRow(g, in + b * in_image, p->weights.data(), bias,
-                               r % out_h, res_n, out + b * out_image);
-                   }
-                 });
+    each_output_row(
+        out_w * g.c_out * g.kh * g.kw * g.c_in,
+        [&](const float* in_n, int64_t y, const float* res_n, float* out_n) {
+          NarrowRow(g, in_n, p->weights.data(), bias, y, res_n, out_n);
+        });
     return absl::OkStatus();
   }
   // A pointwise convolution (1x1, stride 1, no padding) is a matrix
@@ -775,17 +781,11 @@ absl::Status DirectConv::RunWith(const XnnConvSpec& spec, const float* bias,
     const int64_t valid = std::min<int64_t>(kMaxBlocks * kLanes, g.c_out - co0);
     const float* wg = p->weights.data() + p->group_offset[k];
     const float* bg = bias == nullptr ? nullptr : bias + co0;
-    parallel_for(n * out_h, grain(out_w * valid * g.kh * g.kw * g.c_in),
-                 [&](int64_t r0, int64_t r1) {
-                   for (int64_t r = r0; r < r1; ++r) {
-                     const int64_t b = r / out_h;
-                     const float* res_n = residual == nullptr
-                                              ? nullptr
-                                              : residual + b * out_image;
-                     RegularRowAny(g, in + b * in_image, wg, bg, r % out_h,
-                                   res_n, out + b * out_image, co0, valid);
-                   }
-                 });
+    each_output_row(
+        out_w * valid * g.kh * g.kw * g.c_in,
+        [&](const float* in_n, int64_t y, const float* res_n, float* out_n) {
+          RegularRowAny(g, in_n, wg, bg, y, res_n, out_n, co0, valid);
+        });
   }
   return absl::OkStatus();
 }
