@@ -279,10 +279,50 @@ TEST(DirectConvTest, NarrowOutputLayers) {
     for (int stride : {1, 2}) {
       for (int in_channels : {8, 20, 32, 33}) {
         for (int out_channels : {1, 2, 4}) {
-          CheckWideRows(/*depthwise=*/false, k, stride, in_channels,
-                        out_channels, &rng, /*h=*/6, /*w=*/23);
+          // Widths whose interior (8 channels, AVX-512: pixel pairs) ends
+          // in tiles of 8, 4, 2 and 1 pairs and an odd pixel.
+          for (int w : {23, 40, 3}) {
+            CheckWideRows(/*depthwise=*/false, k, stride, in_channels,
+                          out_channels, &rng, /*h=*/6, w);
+          }
         }
       }
+    }
+  }
+}
+
+// Eight-channel 3x3 layers on AVX-512 read pixel pairs from the 64-byte
+// boundaries and shift the others into place (narrow_rows.cc,
+// LoadPixelPairs): the input at every 4-byte offset from a 64-byte
+// boundary, so that rows start on, between and off the boundaries.
+TEST(DirectConvTest, NarrowPairTilesAtEveryInputAlignment) {
+  std::mt19937 rng(12);
+  XnnConvSpec s;
+  s.kh = s.kw = 3;
+  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+  s.in_channels = 8;
+  const int64_t h = 5, w = 37;
+  const auto x = Random(h * w * 8, &rng);
+  for (int out_channels : {1, 2}) {
+    s.out_channels = out_channels;
+    const auto f = Random(9 * 8 * out_channels, &rng);
+    const auto bias = Random(out_channels, &rng);
+    const std::vector<float> want = Reference(s, x, f, &bias, 1, h, w, h, w);
+    DirectConv conv;
+    ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
+    std::vector<float> storage(x.size() + 32);
+    float* base = reinterpret_cast<float*>(
+        (reinterpret_cast<uintptr_t>(storage.data()) + 63) & ~uintptr_t{63});
+    for (int shift = 0; shift < 16; ++shift) {
+      SCOPED_TRACE(::testing::Message()
+                   << "8 -> " << out_channels << ", input at +" << shift * 4
+                   << " bytes");
+      std::copy(x.begin(), x.end(), base + shift);
+      std::vector<float> out(want.size());
+      ASSERT_TRUE(conv.Run(s, bias.data(), nullptr, base + shift, 1, h, w, h, w,
+                           out.data())
+                      .ok());
+      ExpectNear(out, want);
     }
   }
 }
