@@ -225,7 +225,8 @@ BENCHMARK(BM_Pool)->DenseRange(0, 5);
 // BM_Activation/i: element-wise activations with a condition on facemesh's
 // first shape (96x96x16, values in [-1, 1): signs at random, as after a
 // convolution), in GB/s of input. Prelu's alpha is per channel [1, 1, 16].
-constexpr const char* kActivationOps[] = {"Prelu", "LeakyRelu", "Relu"};
+constexpr const char* kActivationOps[] = {"Prelu", "LeakyRelu", "Relu",
+                                          "Sigmoid", "Tanh"};
 
 void BM_Activation(benchmark::State& state) {
   const char* op = kActivationOps[state.range(0)];
@@ -253,7 +254,7 @@ void BM_Activation(benchmark::State& state) {
                          benchmark::Counter::kIsRate);
   state.SetLabel(absl::StrCat(op, " 96x96x16"));
 }
-BENCHMARK(BM_Activation)->DenseRange(0, 2);
+BENCHMARK(BM_Activation)->DenseRange(0, 4);
 
 // BM_NonMaxSuppression: NonMaxSuppressionV5 as handtrack's SSD post-processor
 // calls it seven times per Run: 12,804 boxes, every score above the
@@ -288,7 +289,7 @@ void BM_NonMaxSuppression(benchmark::State& state) {
     return t;
   };
   p.inputs = {std::move(boxes), std::move(scores), scalar(int32_t{100}),
-              scalar(0.6f), scalar(1e-8f), scalar(0.0f)};
+              scalar(0.6f),     scalar(1e-8f),     scalar(0.0f)};
   auto kernel = BuiltinOps().Find(p.node.op())(KernelInit{p.node, 6});
   ResourceManager resources;
   if (kernel.ok()) p.kernel = std::move(*kernel);

@@ -88,6 +88,15 @@ struct NormalizedBoxes {
     const float inter = ih * iw;
     return inter / (area[i] + area[j] - inter);
   }
+
+  // The five arrays at byte offsets at[0..4] of one scratch block.
+  static NormalizedBoxes At(char* base, const size_t (&at)[5]) {
+    return {reinterpret_cast<float*>(base + at[0]),
+            reinterpret_cast<float*>(base + at[1]),
+            reinterpret_cast<float*>(base + at[2]),
+            reinterpret_cast<float*>(base + at[3]),
+            reinterpret_cast<float*>(base + at[4])};
+  }
 };
 
 // A candidate's sort key: larger keys go first. The high 32 bits order as
@@ -261,11 +270,7 @@ class NmsKernel : public Kernel {
     uint64_t* keys = reinterpret_cast<uint64_t*>(base + at_keys);
     uint64_t* batch = reinterpret_cast<uint64_t*>(base + at_batch);
     uint32_t* bins = reinterpret_cast<uint32_t*>(base + at_bins);
-    const NormalizedBoxes box{reinterpret_cast<float*>(base + at_box[0]),
-                              reinterpret_cast<float*>(base + at_box[1]),
-                              reinterpret_cast<float*>(base + at_box[2]),
-                              reinterpret_cast<float*>(base + at_box[3]),
-                              reinterpret_cast<float*>(base + at_box[4])};
+    const NormalizedBoxes box = NormalizedBoxes::At(base, at_box);
     int32_t* selected = reinterpret_cast<int32_t*>(base + at_selected);
     T* selected_scores = reinterpret_cast<T*>(base + at_selected_scores);
     *selected_out = selected;
@@ -360,11 +365,7 @@ class NmsKernel : public Kernel {
             DType::kUInt8, Shape({static_cast<int64_t>(layout.size())})));
     char* base = static_cast<char*>(scratch->raw_data());
     int32_t* cand_index = reinterpret_cast<int32_t*>(base + at_index);
-    const NormalizedBoxes norm{reinterpret_cast<float*>(base + at_norm[0]),
-                               reinterpret_cast<float*>(base + at_norm[1]),
-                               reinterpret_cast<float*>(base + at_norm[2]),
-                               reinterpret_cast<float*>(base + at_norm[3]),
-                               reinterpret_cast<float*>(base + at_norm[4])};
+    const NormalizedBoxes norm = NormalizedBoxes::At(base, at_norm);
     Candidate* heap = reinterpret_cast<Candidate*>(base + at_heap);
     int32_t* selected = reinterpret_cast<int32_t*>(base + at_selected);
     T* selected_scores = reinterpret_cast<T*>(base + at_selected_scores);
