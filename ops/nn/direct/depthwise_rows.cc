@@ -198,6 +198,35 @@ __attribute__((noinline)) void DepthwiseTileFixed(
                                         kPadded ? &*cols : nullptr);
 }
 
+// The columns of one output row (or row pair) in tiles: runs of interior
+// tiles of kSpan pixels as one span(x0, x1) call (x1 - x0 a multiple of
+// kSpan), other tiles of kTile pixels from the left, then 4, 2, 1, each as
+// tile(r_tag, x, interior) (interior: the windows stay inside the input's
+// width; otherwise the tile takes the padded path).
+template <int kTile, int kSpan, typename Tile, typename Span>
+inline void WalkRowTiles(const Geo& g, Tile tile, Span span) {
+  int64_t begin, end;
+  InteriorColumns(g, &begin, &end);
+  int64_t x = 0;
+  auto one = [&](auto r_tag) {
+    constexpr int R = decltype(r_tag)::value;
+    tile(r_tag, x, x >= begin && x + R <= end);
+    x += R;
+  };
+  while (x + kTile <= g.out_w) {
+    const int64_t run = x >= begin ? (end - x) / kSpan * kSpan : 0;
+    if (run > 0) {
+      span(x, x + run);
+      x += run;
+      continue;
+    }
+    one(std::integral_constant<int, kTile>());
+  }
+  if (x + 4 <= g.out_w) one(std::integral_constant<int, 4>());
+  if (x + 2 <= g.out_w) one(std::integral_constant<int, 2>());
+  if (x < g.out_w) one(std::integral_constant<int, 1>());
+}
+
 // The interior tiles [x0, x1) of a row (x1 - x0 a multiple of R), every
 // channel block, one call.
 template <int R, int KW, int S>
@@ -217,40 +246,30 @@ template <int KW, int S>
 void DepthwiseRowFixed(const Geo& g, const float* in_n, const float* wp,
                        const float* bias, int64_t y, const float* res_n,
                        float* out_n) {
-  constexpr int kDwTile = 8;
-  int64_t begin, end;
-  InteriorColumns(g, &begin, &end);
-  int64_t x = 0;
-  auto tile = [&](auto r_tag) {
-    constexpr int R = decltype(r_tag)::value;
-    if (x >= begin && x + R <= end) {
-      DepthwiseTileFixed<R, KW, S, false>(g, in_n, wp, bias, y, x, res_n,
-                                          out_n);
-    } else {
-      DepthwiseTileFixed<R, KW, S, true>(g, in_n, wp, bias, y, x, res_n, out_n);
-    }
-    x += R;
-  };
   // Interior runs of 3x3 layers go in tiles of 12 pixels: 12 independent
   // accumulators hide more of the FMA latency (4 cycles on Zen 3) and still
   // fit 16 vector registers with the 3 weights and the input column
   // (direct_conv_bench on the AVX2 VM, min of 6 interleaved runs: 64x64x24
   // 42 -> 38 us, 32x32x64 /2 9.7 -> 8.5, 112x112x144 /2 319 -> 298). 5x5
   // runs stay at 8 (12 accumulators and 5 weights would spill).
+  constexpr int kDwTile = 8;
   constexpr int kSpanTile = KW == 3 ? 12 : kDwTile;
-  while (x + kDwTile <= g.out_w) {
-    const int64_t run = x >= begin ? (end - x) / kSpanTile * kSpanTile : 0;
-    if (run > 0) {
-      DepthwiseSpanFixed<kSpanTile, KW, S>(g, in_n, wp, bias, y, x, x + run,
-                                           res_n, out_n);
-      x += run;
-      continue;
-    }
-    tile(std::integral_constant<int, kDwTile>());
-  }
-  if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
-  if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
-  if (x < g.out_w) tile(std::integral_constant<int, 1>());
+  WalkRowTiles<kDwTile, kSpanTile>(
+      g,
+      [&](auto r_tag, int64_t x, bool interior) {
+        constexpr int R = decltype(r_tag)::value;
+        if (interior) {
+          DepthwiseTileFixed<R, KW, S, false>(g, in_n, wp, bias, y, x, res_n,
+                                              out_n);
+        } else {
+          DepthwiseTileFixed<R, KW, S, true>(g, in_n, wp, bias, y, x, res_n,
+                                             out_n);
+        }
+      },
+      [&](int64_t x0, int64_t x1) {
+        DepthwiseSpanFixed<kSpanTile, KW, S>(g, in_n, wp, bias, y, x0, x1,
+                                             res_n, out_n);
+      });
 }
 
 // Two output rows at once (stride 1, KH = KW, both rows' windows inside
@@ -390,31 +409,21 @@ void DepthwisePairFixed(const Geo& g, const float* in_n, const float* wp,
                         const float* bias, int64_t y, const float* res_n,
                         float* out_n) {
   constexpr int kPairTile = 8;
-  int64_t begin, end;
-  InteriorColumns(g, &begin, &end);
-  int64_t x = 0;
-  auto tile = [&](auto r_tag) {
-    constexpr int R = decltype(r_tag)::value;
-    if (x >= begin && x + R <= end) {
-      DepthwisePairTile<R, KW, false>(g, in_n, wp, bias, y, x, res_n, out_n);
-    } else {
-      DepthwisePairTile<R, KW, true>(g, in_n, wp, bias, y, x, res_n, out_n);
-    }
-    x += R;
-  };
-  while (x + kPairTile <= g.out_w) {
-    const int64_t run = x >= begin ? (end - x) / kPairTile * kPairTile : 0;
-    if (run > 0) {
-      DepthwisePairSpan<kPairTile, KW>(g, in_n, wp, bias, y, x, x + run, res_n,
-                                       out_n);
-      x += run;
-      continue;
-    }
-    tile(std::integral_constant<int, kPairTile>());
-  }
-  if (x + 4 <= g.out_w) tile(std::integral_constant<int, 4>());
-  if (x + 2 <= g.out_w) tile(std::integral_constant<int, 2>());
-  if (x < g.out_w) tile(std::integral_constant<int, 1>());
+  WalkRowTiles<kPairTile, kPairTile>(
+      g,
+      [&](auto r_tag, int64_t x, bool interior) {
+        constexpr int R = decltype(r_tag)::value;
+        if (interior) {
+          DepthwisePairTile<R, KW, false>(g, in_n, wp, bias, y, x, res_n,
+                                          out_n);
+        } else {
+          DepthwisePairTile<R, KW, true>(g, in_n, wp, bias, y, x, res_n, out_n);
+        }
+      },
+      [&](int64_t x0, int64_t x1) {
+        DepthwisePairSpan<kPairTile, KW>(g, in_n, wp, bias, y, x0, x1, res_n,
+                                         out_n);
+      });
 }
 
 // Any other depthwise shape (dilated columns, other kernel widths or
