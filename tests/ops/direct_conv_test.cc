@@ -297,32 +297,37 @@ TEST(DirectConvTest, NarrowOutputLayers) {
 // boundary, so that rows start on, between and off the boundaries.
 TEST(DirectConvTest, NarrowPairTilesAtEveryInputAlignment) {
   std::mt19937 rng(12);
-  XnnConvSpec s;
-  s.kh = s.kw = 3;
-  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
-  s.in_channels = 8;
   const int64_t h = 5, w = 37;
   const auto x = Random(h * w * 8, &rng);
-  for (int out_channels : {1, 2}) {
-    s.out_channels = out_channels;
-    const auto f = Random(9 * 8 * out_channels, &rng);
-    const auto bias = Random(out_channels, &rng);
-    const std::vector<float> want = Reference(s, x, f, &bias, 1, h, w, h, w);
-    DirectConv conv;
-    ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
-    std::vector<float> storage(x.size() + 32);
-    float* base = reinterpret_cast<float*>(
-        (reinterpret_cast<uintptr_t>(storage.data()) + 63) & ~uintptr_t{63});
-    for (int shift = 0; shift < 16; ++shift) {
-      SCOPED_TRACE(::testing::Message()
-                   << "8 -> " << out_channels << ", input at +" << shift * 4
-                   << " bytes");
-      std::copy(x.begin(), x.end(), base + shift);
-      std::vector<float> out(want.size());
-      ASSERT_TRUE(conv.Run(s, bias.data(), nullptr, base + shift, 1, h, w, h, w,
-                           out.data())
-                      .ok());
-      ExpectNear(out, want);
+  // Rows strided or dilated (the pairs run along a row only).
+  for (int tall : {1, 2}) {
+    for (int out_channels : {1, 2}) {
+      XnnConvSpec s;
+      s.kh = s.kw = 3;
+      s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+      s.stride_h = s.dilation_h = tall;
+      s.in_channels = 8;
+      s.out_channels = out_channels;
+      const int64_t oh = OutSize(h, 1, 1, 3, tall, tall);
+      const auto f = Random(9 * 8 * out_channels, &rng);
+      const auto bias = Random(out_channels, &rng);
+      const std::vector<float> want = Reference(s, x, f, &bias, 1, h, w, oh, w);
+      DirectConv conv;
+      ASSERT_TRUE(conv.Pack(s, ConvFilter(s, f)).ok());
+      std::vector<float> storage(x.size() + 32);
+      float* base = reinterpret_cast<float*>(
+          (reinterpret_cast<uintptr_t>(storage.data()) + 63) & ~uintptr_t{63});
+      for (int shift = 0; shift < 16; ++shift) {
+        SCOPED_TRACE(::testing::Message()
+                     << "8 -> " << out_channels << ", row stride and dilation "
+                     << tall << ", input at +" << shift * 4 << " bytes");
+        std::copy(x.begin(), x.end(), base + shift);
+        std::vector<float> out(want.size());
+        ASSERT_TRUE(conv.Run(s, bias.data(), nullptr, base + shift, 1, h, w, oh,
+                             w, out.data())
+                        .ok());
+        ExpectNear(out, want);
+      }
     }
   }
 }
