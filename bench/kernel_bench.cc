@@ -11,7 +11,9 @@
 // BM_MobileNetV2Stack: all layers back to back = the convolution part of
 // one MobileNetV2 inference (no residual adds / pooling: < 1% of its time).
 // BM_Pool/i: pooling on the age model's shapes (below).
-// BM_Activation/i: Prelu / LeakyRelu / Relu on random-signed floats.
+// BM_Activation/i: Prelu / LeakyRelu / Relu / Sigmoid / Tanh on
+// random-signed floats.
+// BM_ResizeBilinear/i: 2x bilinear upsampling (BlazePose's decoder shapes).
 // BM_NonMaxSuppression: NonMaxSuppressionV5 on handtrack's shape (below).
 // BM_DecodeHalves: the loader's float16 -> float32 weight decoding
 // (loader/weights_decoder.h), GB/s of float16 input.
@@ -221,6 +223,43 @@ void BM_Pool(benchmark::State& state) {
                               shape.hw, "x", shape.hw, "x", shape.c));
 }
 BENCHMARK(BM_Pool)->DenseRange(0, 5);
+
+// BM_ResizeBilinear/i: 2x upsampling with half-pixel centers, as Keras's
+// UpSampling2D(interpolation="bilinear") exports it (BlazePose's decoder:
+// 128x128x8 -> 256x256x8 is its largest), in GB/s of output.
+struct ResizeShape {
+  int64_t hw, c;
+};
+constexpr ResizeShape kResizeShapes[] = {{128, 8}, {64, 8}, {32, 16}, {16, 32}};
+
+void BM_ResizeBilinear(benchmark::State& state) {
+  const ResizeShape& shape = kResizeShapes[state.range(0)];
+  PreparedLayer p;
+  p.node.set_op("ResizeBilinear");
+  p.node.set_name("resize");
+  auto& attr = *p.node.mutable_attr();
+  attr["T"].set_type(tensorflow::DT_FLOAT);
+  attr["half_pixel_centers"].set_b(true);
+  std::mt19937 rng(1);
+  const int32_t out_hw = static_cast<int32_t>(2 * shape.hw);
+  p.inputs = {RandomTensor(Shape({1, shape.hw, shape.hw, shape.c}), &rng),
+              Tensor::FromVector<int32_t>({out_hw, out_hw}, Shape({2}))};
+  auto kernel = BuiltinOps().Find("ResizeBilinear")(KernelInit{p.node, 2});
+  ResourceManager resources;
+  if (kernel.ok()) p.kernel = std::move(*kernel);
+  if (p.kernel == nullptr || !RunOnce(p, &resources)) {
+    state.SkipWithError("kernel creation or run failed");
+    return;
+  }
+  for (auto _ : state) RunOnce(p, &resources);
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(4 * p.inputs[0].num_elements()) *
+                             sizeof(float) * state.iterations() / 1e9,
+                         benchmark::Counter::kIsRate);
+  state.SetLabel(absl::StrCat(shape.hw, "x", shape.hw, "x", shape.c, " -> ",
+                              out_hw, "x", out_hw));
+}
+BENCHMARK(BM_ResizeBilinear)->DenseRange(0, 3);
 
 // BM_Activation/i: element-wise activations with a condition on facemesh's
 // first shape (96x96x16, values in [-1, 1): signs at random, as after a

@@ -92,6 +92,44 @@ absl::StatusOr<ops::ScratchArray<Lerp>> BilinearWeights(int64_t out, int64_t in,
   return v;
 }
 
+// One input row lerped along x into dst (xs.size() pixels of c channels):
+// d = l + (r - l) * lerp per channel, the same expression TF uses. C: the
+// channel count when it is one of the small fixed ones (the inner loop
+// then compiles to a vector or two per pixel), else 0 (read from c).
+template <int C, typename T>
+void LerpRow(const T* __restrict src, const Lerp* xs, int64_t ow, int64_t c,
+             float* __restrict dst) {
+  const int64_t n = C > 0 ? C : c;
+  for (int64_t x = 0; x < ow; ++x) {
+    const T* __restrict l = src + xs[x].lower * n;
+    const T* __restrict r = src + xs[x].upper * n;
+    const float w = xs[x].lerp;
+    float* __restrict d = dst + x * n;
+    for (int64_t ch = 0; ch < n; ++ch) {
+      const float lv = static_cast<float>(l[ch]);
+      const float rv = static_cast<float>(r[ch]);
+      d[ch] = lv + (rv - lv) * w;
+    }
+  }
+}
+
+template <typename T>
+void LerpRowAny(const T* src, const Lerp* xs, int64_t ow, int64_t c,
+                float* dst) {
+  switch (c) {
+    case 4:
+      return LerpRow<4>(src, xs, ow, c, dst);
+    case 8:
+      return LerpRow<8>(src, xs, ow, c, dst);
+    case 16:
+      return LerpRow<16>(src, xs, ow, c, dst);
+    case 32:
+      return LerpRow<32>(src, xs, ow, c, dst);
+    default:
+      return LerpRow<0>(src, xs, ow, c, dst);
+  }
+}
+
 struct ResizeAttrs {
   bool align_corners = false;
   bool half_pixel = false;
@@ -162,19 +200,8 @@ class ResizeBilinearKernel : public Kernel {
           const int slot = next;
           next ^= 1;
           key[slot] = k;
-          const T* src = in + k * w * c;
           float* dst = rows.data() + slot * row_len;
-          for (int64_t x = 0; x < ow; ++x) {
-            const Lerp& xl = xs[x];
-            const T* left = src + xl.lower * c;
-            const T* right = src + xl.upper * c;
-            float* d = dst + x * c;
-            for (int64_t ch = 0; ch < c; ++ch) {
-              const float l = static_cast<float>(left[ch]);
-              const float rt = static_cast<float>(right[ch]);
-              d[ch] = l + (rt - l) * xl.lerp;
-            }
-          }
+          LerpRowAny(in + k * w * c, xs.data(), ow, c, dst);
           return dst;
         };
         for (int64_t r = r0; r < r1; ++r) {
@@ -186,10 +213,12 @@ class ResizeBilinearKernel : public Kernel {
           const float* t = horizontal(top_key);
           if (key[next] == top_key) next ^= 1;
           const float* bo = horizontal(bot_key);
-          float* orow = o + r * row_len;
+          float* __restrict orow = o + r * row_len;
+          const float* __restrict top = t;
+          const float* __restrict bottom = bo;
           const float lerp = yl.lerp;
           for (int64_t i = 0; i < row_len; ++i) {
-            orow[i] = t[i] + (bo[i] - t[i]) * lerp;
+            orow[i] = top[i] + (bottom[i] - top[i]) * lerp;
           }
         }
       });

@@ -89,23 +89,28 @@ std::vector<float> BilinearReference(const std::vector<float>& img, int64_t n,
 }
 
 TEST(ResizeBilinearTest, MatchesPerPixelReferenceBitwise) {
-  const int64_t n = 2, h = 5, w = 7, c = 3;
+  const int64_t n = 2, h = 5, w = 7;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-4, 4);
-  std::vector<float> img(n * h * w * c);
-  for (float& v : img) v = dist(rng);
-  const Tensor t = T_<float>({n, h, w, c}, img);
   const std::pair<int32_t, int32_t> sizes[] = {{11, 13}, {3, 4}, {5, 7},
                                                {12, 3},  {1, 1}, {20, 2}};
-  for (auto [oh, ow] : sizes) {
-    for (auto [align, half] : {std::pair{false, false}, std::pair{true, false},
-                               std::pair{false, true}}) {
-      SCOPED_TRACE(::testing::Message() << oh << "x" << ow << " align " << align
-                                        << " half " << half);
-      auto r = Resize("ResizeBilinear", t, oh, ow, align, half);
-      ASSERT_TRUE(r.ok()) << r.status();
-      EXPECT_EQ(Values<float>((*r)[0]),
-                BilinearReference(img, n, h, w, c, oh, ow, align, half));
+  // 3 channels (any count), and the counts with their own row loops.
+  for (int64_t c : {3, 4, 8, 16, 32}) {
+    std::vector<float> img(n * h * w * c);
+    for (float& v : img) v = dist(rng);
+    const Tensor t = T_<float>({n, h, w, c}, img);
+    for (auto [oh, ow] : sizes) {
+      for (auto [align, half] :
+           {std::pair{false, false}, std::pair{true, false},
+            std::pair{false, true}}) {
+        SCOPED_TRACE(::testing::Message()
+                     << c << " channels, " << oh << "x" << ow << " align "
+                     << align << " half " << half);
+        auto r = Resize("ResizeBilinear", t, oh, ow, align, half);
+        ASSERT_TRUE(r.ok()) << r.status();
+        EXPECT_EQ(Values<float>((*r)[0]),
+                  BilinearReference(img, n, h, w, c, oh, ow, align, half));
+      }
     }
   }
 }
