@@ -72,6 +72,13 @@ absl::Status SliceRun(KernelContext& ctx) {
     out_shape.AddDim(s);
     if (s > 0) offset += begin[i] * in_strides[i];
   }
+  if (offset == 0 && out_shape.num_elements() > 0 &&
+      out_shape.num_elements() == x.num_elements()) {
+    // The whole input: the same buffer (as Reshape), not a copy.
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor whole, x.Reshaped(out_shape));
+    ctx.set_output(0, std::move(whole));
+    return absl::OkStatus();
+  }
   GRAPHRT_ASSIGN_OR_RETURN(
       Tensor * out, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
   ops::StridedCopy(x.dtype(), x.raw_data(), offset, out_shape.dims(),
@@ -229,18 +236,28 @@ class StridedSliceKernel : public Kernel {
         out_shape.AddDim(1);
       }
     }
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
-                                               0, x.dtype(), out_shape));
-    if (out->num_elements() == 0) return absl::OkStatus();
     const ops::DimVector in_strides = ops::RowMajorStrides(x.shape());
     ops::DimVector view_strides(rank);
     int64_t offset = 0;
+    bool in_order = true;  // every element, in order (steps of 1)
     for (int i = 0; i < rank; ++i) {
       offset += begin[i] * in_strides[i];
       // |stride| <= dim whenever a second element is taken, so this cannot
       // overflow; with one element the stride is irrelevant.
       view_strides[i] = sizes[i] > 1 ? stride[i] * in_strides[i] : 0;
+      if (sizes[i] > 1 && stride[i] != 1) in_order = false;
     }
+    if (in_order && offset == 0 && out_shape.num_elements() > 0 &&
+        out_shape.num_elements() == x.num_elements()) {
+      // The whole input (an image of a batch of one, x[0]): the same
+      // buffer, as Reshape does, instead of a copy.
+      GRAPHRT_ASSIGN_OR_RETURN(Tensor whole, x.Reshaped(out_shape));
+      ctx.set_output(0, std::move(whole));
+      return absl::OkStatus();
+    }
+    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                               0, x.dtype(), out_shape));
+    if (out->num_elements() == 0) return absl::OkStatus();
     ops::StridedCopy(x.dtype(), x.raw_data(), offset, sizes, view_strides,
                      out->raw_data());
     return absl::OkStatus();

@@ -11,9 +11,8 @@
 namespace graphrt::testing {
 namespace {
 
-
 [[maybe_unused]] void ExpectError(const absl::StatusOr<std::vector<Tensor>>& r,
-                        const std::string& substr) {
+                                  const std::string& substr) {
   ASSERT_FALSE(r.ok()) << "expected an error containing '" << substr << "'";
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(r.status().message()).find(substr), std::string::npos)
@@ -45,10 +44,9 @@ template <typename T>
   return T_<int64_t>({static_cast<int64_t>(v.size())}, v);
 }
 [[maybe_unused]] Tensor Strs(const std::vector<int64_t>& shape,
-                   const std::vector<std::string>& v) {
+                             const std::vector<std::string>& v) {
   return T_<std::string>(shape, v);
 }
-
 
 Tensor SS(const Tensor& x, const std::vector<int32_t>& b,
           const std::vector<int32_t>& e, const std::vector<int32_t>& s,
@@ -84,8 +82,8 @@ TEST(StridedSliceTest, ShrinkFirstDim) {
 
 TEST(StridedSliceTest, MasksAndStrides) {
   // x[:, 1:3, ::2]
-  Tensor out = SS(Iota<int32_t>({2, 3, 4}), {0, 1, 0}, {0, 3, 0}, {1, 1, 2},
-                  5, 5);
+  Tensor out =
+      SS(Iota<int32_t>({2, 3, 4}), {0, 1, 0}, {0, 3, 0}, {1, 1, 2}, 5, 5);
   EXPECT_EQ(out.shape(), Shape({2, 2, 2}));
   EXPECT_EQ(Values<int32_t>(out),
             (std::vector<int32_t>{4, 6, 8, 10, 16, 18, 20, 22}));
@@ -93,32 +91,32 @@ TEST(StridedSliceTest, MasksAndStrides) {
 
 TEST(StridedSliceTest, EllipsisThenShrink) {
   // x[..., 1]
-  Tensor out = SS(Iota<int32_t>({2, 3, 4}), {0, 1}, {0, 2}, {1, 1}, 0, 0, 1,
-                  0, 2);
+  Tensor out =
+      SS(Iota<int32_t>({2, 3, 4}), {0, 1}, {0, 2}, {1, 1}, 0, 0, 1, 0, 2);
   EXPECT_EQ(out.shape(), Shape({2, 3}));
   EXPECT_EQ(Values<int32_t>(out), (std::vector<int32_t>{1, 5, 9, 13, 17, 21}));
 }
 
 TEST(StridedSliceTest, EllipsisInMiddle) {
   // x[1, ..., 2]
-  Tensor out = SS(Iota<int32_t>({2, 3, 4}), {1, 0, 2}, {2, 0, 3}, {1, 1, 1},
-                  0, 0, 2, 0, 5);
+  Tensor out = SS(Iota<int32_t>({2, 3, 4}), {1, 0, 2}, {2, 0, 3}, {1, 1, 1}, 0,
+                  0, 2, 0, 5);
   EXPECT_EQ(out.shape(), Shape({3}));
   EXPECT_EQ(Values<int32_t>(out), (std::vector<int32_t>{14, 18, 22}));
 }
 
 TEST(StridedSliceTest, EllipsisExpandsToNothing) {
   // x[0, 1, ...] on [2,3] -> scalar.
-  Tensor out = SS(Iota<int32_t>({2, 3}), {0, 1, 0}, {1, 2, 0}, {1, 1, 1}, 0,
-                  0, 4, 0, 3);
+  Tensor out =
+      SS(Iota<int32_t>({2, 3}), {0, 1, 0}, {1, 2, 0}, {1, 1, 1}, 0, 0, 4, 0, 3);
   EXPECT_EQ(out.shape(), Shape({}));
   EXPECT_EQ(Values<int32_t>(out), (std::vector<int32_t>{1}));
 }
 
 TEST(StridedSliceTest, NewAxisAndNegativeShrink) {
   // x[:, tf.newaxis, -1]
-  Tensor out = SS(Iota<int32_t>({2, 3, 4}), {0, 0, -1}, {0, 0, 0}, {1, 1, 1},
-                  1, 1, 0, 2, 4);
+  Tensor out = SS(Iota<int32_t>({2, 3, 4}), {0, 0, -1}, {0, 0, 0}, {1, 1, 1}, 1,
+                  1, 0, 2, 4);
   EXPECT_EQ(out.shape(), Shape({2, 1, 4}));
   EXPECT_EQ(Values<int32_t>(out),
             (std::vector<int32_t>{8, 9, 10, 11, 20, 21, 22, 23}));
@@ -128,8 +126,8 @@ TEST(StridedSliceTest, NewAxisOnly) {
   Tensor out = SS(Iota<int32_t>({5}), {0}, {0}, {1}, 0, 0, 0, 1);
   EXPECT_EQ(out.shape(), Shape({1, 5}));
   // x[..., tf.newaxis]
-  Tensor out2 = SS(Iota<int32_t>({2, 3, 4}), {0, 0}, {0, 0}, {1, 1}, 0, 0, 1,
-                   2);
+  Tensor out2 =
+      SS(Iota<int32_t>({2, 3, 4}), {0, 0}, {0, 0}, {1, 1}, 0, 0, 1, 2);
   EXPECT_EQ(out2.shape(), Shape({2, 3, 4, 1}));
   EXPECT_EQ(Values<int32_t>(out2), Values<int32_t>(Iota<int32_t>({24})));
   // Scalar input.
@@ -170,8 +168,8 @@ TEST(StridedSliceTest, ClampsOutOfRange) {
   EXPECT_EQ(Values<int32_t>(SS(x, {-2}, {100}, {100})),
             (std::vector<int32_t>{3}));
   // Big strides on a 2-D input.
-  EXPECT_EQ(Values<int32_t>(SS(Iota<int32_t>({3, 3}), {0, 2}, {3, -4},
-                               {2, -2147483647})),
+  EXPECT_EQ(Values<int32_t>(
+                SS(Iota<int32_t>({3, 3}), {0, 2}, {3, -4}, {2, -2147483647})),
             (std::vector<int32_t>{2, 8}));
 }
 
@@ -214,6 +212,26 @@ TEST(StridedSliceTest, LargeMatchesNaive) {
   EXPECT_EQ(col.data<float>()[n - 3], (n - 2) * n + 3);
 }
 
+// A slice that takes the whole input in order (x[0] of a batch of one,
+// x[:, :] with a new axis) shares the input's buffer instead of copying;
+// any other slice gets its own.
+TEST(StridedSliceTest, WholeInputSharesTheBuffer) {
+  const Tensor x = Iota<float>({1, 3, 4});
+  Tensor first = SS(x, {0}, {1}, {1}, 0, 0, 0, 0, 1);
+  EXPECT_EQ(first.shape(), Shape({3, 4}));
+  EXPECT_EQ(first.buffer(), x.buffer());
+  EXPECT_EQ(Values<float>(first), Values<float>(x));
+  Tensor all = SS(x, {0, 0}, {0, 0}, {1, 1}, 3, 3, 0, 1);
+  EXPECT_EQ(all.shape(), Shape({1, 1, 3, 4}));
+  EXPECT_EQ(all.buffer(), x.buffer());
+  Tensor part = SS(x, {0, 1}, {1, 3}, {1, 1});
+  EXPECT_NE(part.buffer(), x.buffer());
+  EXPECT_EQ(part.shape(), Shape({1, 2, 4}));
+  Tensor reversed = SS(x, {0, -1}, {1, -4}, {1, -1}, 0, 2);
+  EXPECT_NE(reversed.buffer(), x.buffer());
+  EXPECT_EQ(Values<float>(reversed)[0], 8.0f);
+}
+
 TEST(StridedSliceTest, Errors) {
   const Tensor x = Iota<int32_t>({5});
   ExpectError(SSStatus(x, {5}, {6}, {1}, 0, 0, 0, 0, 1), "out of bounds");
@@ -243,12 +261,22 @@ TEST(SliceTest, Basic) {
   auto out = SliceStatus(Iota<float>({3, 4}), I32({1, 1}), I32({2, -1}));
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), Shape({2, 3}));
-  EXPECT_EQ(Values<float>((*out)[0]),
-            (std::vector<float>{5, 6, 7, 9, 10, 11}));
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{5, 6, 7, 9, 10, 11}));
   auto out64 = SliceStatus(Iota<int64_t>({3, 4}), I64({2, 0}), I64({1, 4}));
   ASSERT_TRUE(out64.ok()) << out64.status();
-  EXPECT_EQ(Values<int64_t>((*out64)[0]),
-            (std::vector<int64_t>{8, 9, 10, 11}));
+  EXPECT_EQ(Values<int64_t>((*out64)[0]), (std::vector<int64_t>{8, 9, 10, 11}));
+}
+
+TEST(SliceTest, WholeInputSharesTheBuffer) {
+  const Tensor x = Iota<int32_t>({2, 3});
+  OpTest t("Slice");
+  Tensor whole = RunOne(t, {x, I32({0, 0}), I32({-1, 3})});
+  EXPECT_EQ(whole.buffer(), x.buffer());
+  EXPECT_EQ(Values<int32_t>(whole), Values<int32_t>(x));
+  OpTest t2("Slice");
+  Tensor part = RunOne(t2, {x, I32({1, 0}), I32({1, 3})});
+  EXPECT_NE(part.buffer(), x.buffer());
+  EXPECT_EQ(Values<int32_t>(part), (std::vector<int32_t>{3, 4, 5}));
 }
 
 TEST(SliceTest, EmptyAndScalar) {
