@@ -134,11 +134,10 @@ constexpr bool kHasPairTiles = true;
 typedef float V16 __attribute__((vector_size(16 * sizeof(float))));
 typedef float V16U
     __attribute__((vector_size(16 * sizeof(float)), aligned(4), __may_alias__));
-typedef float V8 __attribute__((vector_size(8 * sizeof(float))));
 inline V16 Load16(const float* p) { return *reinterpret_cast<const V16U*>(p); }
 // 8 floats in both halves.
 inline V16 Broadcast8(const float* p) {
-  const V8 h = LoadHalf(p);
+  const Half h = LoadHalf(p);
   return __builtin_shufflevector(h, h, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5,
                                  6, 7);
 }
@@ -147,7 +146,7 @@ inline V16 Shift8(const V16& a, const V16& b) {
   return __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
                                  19, 20, 21, 22, 23);
 }
-inline V16 Join(const V8& lo, const V8& hi) {
+inline V16 Join(const Half& lo, const Half& hi) {
   return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
                                  12, 13, 14, 15);
 }
