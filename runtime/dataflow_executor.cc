@@ -305,19 +305,22 @@ class DataflowRun {
                     &root_, 0));
       }
     }
-    // The sources (every Const among them) are taken one at a time when
-    // the queue runs dry, last first: the order of pushing them all up
-    // front, without a queue of one Ready (~0.5 KB) per source. handtrack
-    // has ~700; the queue's growth to 330 KB was a fresh mapping, faulted
-    // in and unmapped on every Run (1.4% of its time).
+    // The sources (every Const among them) are taken one at a time, last
+    // first, whenever the queue is down to what the feeds made ready: the
+    // order of pushing them all on top of it up front, without a queue of
+    // one Ready (~0.5 KB) per source. handtrack has ~700; the queue's
+    // growth to 330 KB was a fresh mapping, faulted in and unmapped on
+    // every Run (1.4% of its time).
     root_.iters[0]->outstanding += static_cast<int>(plan_.sources.size());
     next_source_ = plan_.sources.size();
+    fed_ready_ = ready_.size();
     return absl::OkStatus();
   }
 
   absl::Status Loop() {
     while (true) {
-      if (!ready_.empty()) {
+      if (ready_.size() > fed_ready_ ||
+          (next_source_ == 0 && !ready_.empty())) {
         Ready r = std::move(ready_.back());
         ready_.pop_back();
         GRAPHRT_RETURN_IF_ERROR(Process(r));
@@ -612,6 +615,7 @@ class DataflowRun {
   Frame root_;
   std::vector<Ready> ready_;
   size_t next_source_ = 0;  // plan_.sources[0, next_source_) not yet run
+  size_t fed_ready_ = 0;    // queue entries the feeds made ready in Start
   std::vector<PendingConstant> pending_constants_;
   bool flushing_ = false;
   absl::flat_hash_map<int, std::vector<int>> fetch_slots_;
