@@ -113,6 +113,10 @@ constexpr int kHalfLanes = kLanes / 2;
 typedef float Half __attribute__((vector_size(8 * sizeof(float))));
 typedef float HalfU
     __attribute__((vector_size(8 * sizeof(float)), aligned(4), __may_alias__));
+// A template only so that builds without AVX, which never call it, do not
+// emit it (GCC warns, -Wpsabi, on a function returning a 256-bit vector
+// there).
+template <typename = void>
 inline Half LoadHalf(const float* p) {
   return *reinterpret_cast<const HalfU*>(p);
 }
