@@ -140,6 +140,23 @@ bool RunOnce(const PreparedLayer& p, ResourceManager* resources) {
   return p.kernel->Run(ctx).ok();
 }
 
+// Makes p->kernel from p->node for p->inputs and runs it once; on failure
+// marks the benchmark skipped and returns false.
+bool MakeKernel(PreparedLayer* p, ResourceManager* resources,
+                benchmark::State& state) {
+  KernelFactory factory = BuiltinOps().Find(p->node.op());
+  if (factory != nullptr) {
+    auto kernel =
+        factory(KernelInit{p->node, static_cast<int>(p->inputs.size())});
+    if (kernel.ok()) p->kernel = std::move(*kernel);
+  }
+  if (p->kernel == nullptr || !RunOnce(*p, resources)) {
+    state.SkipWithError("kernel creation or run failed");
+    return false;
+  }
+  return true;
+}
+
 void BM_Layer(benchmark::State& state) {
   const auto layers = MobileNetV2Layers();
   const Layer& l = layers[state.range(0)];
@@ -207,13 +224,8 @@ void BM_Pool(benchmark::State& state) {
   }
   std::mt19937 rng(1);
   p.inputs = {RandomTensor(Shape({1, shape.hw, shape.hw, shape.c}), &rng)};
-  auto kernel = BuiltinOps().Find(shape.op)(KernelInit{p.node, 1});
   ResourceManager resources;
-  if (kernel.ok()) p.kernel = std::move(*kernel);
-  if (p.kernel == nullptr || !RunOnce(p, &resources)) {
-    state.SkipWithError("kernel creation or run failed");
-    return;
-  }
+  if (!MakeKernel(&p, &resources, state)) return;
   for (auto _ : state) RunOnce(p, &resources);
   state.counters["GB/s"] =
       benchmark::Counter(static_cast<double>(p.inputs[0].num_elements()) *
@@ -244,13 +256,8 @@ void BM_ResizeBilinear(benchmark::State& state) {
   const int32_t out_hw = static_cast<int32_t>(2 * shape.hw);
   p.inputs = {RandomTensor(Shape({1, shape.hw, shape.hw, shape.c}), &rng),
               Tensor::FromVector<int32_t>({out_hw, out_hw}, Shape({2}))};
-  auto kernel = BuiltinOps().Find("ResizeBilinear")(KernelInit{p.node, 2});
   ResourceManager resources;
-  if (kernel.ok()) p.kernel = std::move(*kernel);
-  if (p.kernel == nullptr || !RunOnce(p, &resources)) {
-    state.SkipWithError("kernel creation or run failed");
-    return;
-  }
+  if (!MakeKernel(&p, &resources, state)) return;
   for (auto _ : state) RunOnce(p, &resources);
   state.counters["GB/s"] =
       benchmark::Counter(static_cast<double>(4 * p.inputs[0].num_elements()) *
@@ -278,14 +285,8 @@ void BM_Activation(benchmark::State& state) {
   if (std::string(op) == "Prelu") {
     p.inputs.push_back(RandomTensor(Shape({1, 1, 16}), &rng));
   }
-  auto kernel = BuiltinOps().Find(op)(
-      KernelInit{p.node, static_cast<int>(p.inputs.size())});
   ResourceManager resources;
-  if (kernel.ok()) p.kernel = std::move(*kernel);
-  if (p.kernel == nullptr || !RunOnce(p, &resources)) {
-    state.SkipWithError("kernel creation or run failed");
-    return;
-  }
+  if (!MakeKernel(&p, &resources, state)) return;
   for (auto _ : state) RunOnce(p, &resources);
   state.counters["GB/s"] =
       benchmark::Counter(static_cast<double>(p.inputs[0].num_elements()) *
@@ -329,13 +330,8 @@ void BM_NonMaxSuppression(benchmark::State& state) {
   };
   p.inputs = {std::move(boxes), std::move(scores), scalar(int32_t{100}),
               scalar(0.6f),     scalar(1e-8f),     scalar(0.0f)};
-  auto kernel = BuiltinOps().Find(p.node.op())(KernelInit{p.node, 6});
   ResourceManager resources;
-  if (kernel.ok()) p.kernel = std::move(*kernel);
-  if (p.kernel == nullptr || !RunOnce(p, &resources)) {
-    state.SkipWithError("kernel creation or run failed");
-    return;
-  }
+  if (!MakeKernel(&p, &resources, state)) return;
   for (auto _ : state) RunOnce(p, &resources);
   state.SetLabel("12804 boxes -> 100");
 }

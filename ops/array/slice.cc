@@ -34,6 +34,19 @@ absl::Status CheckIndexVector(const Tensor& t, absl::string_view what) {
 
 // ---------------------------------------------------------------- Slice
 
+// A slice that takes every element of x in order: x's buffer under
+// out_shape (as Reshape does), not a copy.
+bool TakesWholeInput(const Tensor& x, const Shape& out_shape, int64_t offset) {
+  return offset == 0 && out_shape.num_elements() > 0 &&
+         out_shape.num_elements() == x.num_elements();
+}
+absl::Status OutputWholeInput(KernelContext& ctx, const Tensor& x,
+                              const Shape& out_shape) {
+  GRAPHRT_ASSIGN_OR_RETURN(Tensor whole, x.Reshaped(out_shape));
+  ctx.set_output(0, std::move(whole));
+  return absl::OkStatus();
+}
+
 absl::Status SliceRun(KernelContext& ctx) {
   GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 3));
   const Tensor& x = ctx.input(0);
@@ -72,12 +85,8 @@ absl::Status SliceRun(KernelContext& ctx) {
     out_shape.AddDim(s);
     if (s > 0) offset += begin[i] * in_strides[i];
   }
-  if (offset == 0 && out_shape.num_elements() > 0 &&
-      out_shape.num_elements() == x.num_elements()) {
-    // The whole input: the same buffer (as Reshape), not a copy.
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor whole, x.Reshaped(out_shape));
-    ctx.set_output(0, std::move(whole));
-    return absl::OkStatus();
+  if (TakesWholeInput(x, out_shape, offset)) {
+    return OutputWholeInput(ctx, x, out_shape);
   }
   GRAPHRT_ASSIGN_OR_RETURN(
       Tensor * out, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
@@ -247,13 +256,9 @@ class StridedSliceKernel : public Kernel {
       view_strides[i] = sizes[i] > 1 ? stride[i] * in_strides[i] : 0;
       if (sizes[i] > 1 && stride[i] != 1) in_order = false;
     }
-    if (in_order && offset == 0 && out_shape.num_elements() > 0 &&
-        out_shape.num_elements() == x.num_elements()) {
-      // The whole input (an image of a batch of one, x[0]): the same
-      // buffer, as Reshape does, instead of a copy.
-      GRAPHRT_ASSIGN_OR_RETURN(Tensor whole, x.Reshaped(out_shape));
-      ctx.set_output(0, std::move(whole));
-      return absl::OkStatus();
+    // E.g. x[0] of a batch of one image.
+    if (in_order && TakesWholeInput(x, out_shape, offset)) {
+      return OutputWholeInput(ctx, x, out_shape);
     }
     GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
                                                0, x.dtype(), out_shape));
