@@ -53,9 +53,11 @@ double Profiler::EstimateFlops(const std::string& op,
   }
   if (op == "_FusedDepthwiseBlock") {
     // Inputs x, [expand filter [1, 1, c, e], bias], depthwise filter
-    // [k, k, e, 1], bias, project filter [1, 1, e, co], ...
-    if (inputs.size() < 5 || inputs[1]->rank() != 4) return 0;
+    // [k, k, e, 1], [bias], project filter [1, 1, e, co], ...: at least
+    // three (a block without expand stage or biases).
+    if (inputs.size() < 3 || inputs[1]->rank() != 4) return 0;
     const bool expand = inputs[1]->dim(0) == 1;
+    if (expand && inputs.size() < 5) return 0;
     const Tensor& dw = *inputs[expand ? 3 : 1];
     if (dw.rank() != 4 || out.rank() != 4 || out.dim(3) == 0) return 0;
     const double e = static_cast<double>(dw.dim(2));

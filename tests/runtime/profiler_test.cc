@@ -51,6 +51,23 @@ TEST(ProfilerTest, EstimatesMultiplyAddFlops) {
   EXPECT_EQ(Flops("BatchMatMulV2", {Zeros({4, 3, 5}), Zeros({5, 7})},
                   Zeros({4, 3, 7})),
             2.0 * 84 * 5);
+  // _FusedDepthwiseBlock, 8 -> 32 -> 3x3 depthwise -> 16 on a 1x4x4 output
+  // (stride 1): expand 2 * 16 * 8 * 32, depthwise 2 * 16 * 32 * 9, project
+  // 2 * 16 * 32 * 16.
+  const double dw = 2.0 * 16 * 32 * 9, project = 2.0 * 16 * 32 * 16;
+  EXPECT_EQ(Flops("_FusedDepthwiseBlock",
+                  {Zeros({1, 4, 4, 8}), Zeros({1, 1, 8, 32}), Zeros({32}),
+                   Zeros({3, 3, 32, 1}), Zeros({32}), Zeros({1, 1, 32, 16}),
+                   Zeros({16})},
+                  Zeros({1, 4, 4, 16})),
+            2.0 * 16 * 8 * 32 + dw + project);
+  // Without expand stage or biases (x, depthwise and project filters only:
+  // was 0 before the profiler took blocks of three inputs).
+  EXPECT_EQ(
+      Flops("_FusedDepthwiseBlock",
+            {Zeros({1, 4, 4, 32}), Zeros({3, 3, 32, 1}), Zeros({1, 1, 32, 16})},
+            Zeros({1, 4, 4, 16})),
+      dw + project);
   // Not counted, or shapes it does not expect: 0.
   EXPECT_EQ(Flops("AddV2", {Zeros({3}), Zeros({3})}, Zeros({3})), 0);
   EXPECT_EQ(Flops("Conv2D", {Zeros({1, 6, 6, 8})}, Zeros({1, 4, 4, 16})), 0);
@@ -147,7 +164,9 @@ TEST(ProfilerTest, ExecutorRecordsNodesOnlyWhileEnabled) {
   ASSERT_EQ(ops.size(), 2u);
   for (const auto& s : ops) {
     EXPECT_EQ(s.calls, 3) << s.op;
-    if (s.op == "MatMul") EXPECT_EQ(s.flops, 3 * 2.0 * 6 * 4);
+    if (s.op == "MatMul") {
+      EXPECT_EQ(s.flops, 3 * 2.0 * 6 * 4);
+    }
   }
   profiler.set_enabled(false);
   ASSERT_TRUE(exec.Run(feeds, {z}).ok());
