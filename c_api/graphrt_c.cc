@@ -30,8 +30,43 @@ struct GraphrtStatus {
   std::string message;
 };
 
+namespace {
+
+// A host's C job system (graphrt_options_set_job_system) as a
+// graphrt::JobSystem: each job calls back into the FunctionRef graphrt gave.
+class CJobSystem : public graphrt::JobSystem {
+ public:
+  CJobSystem(int concurrency, GraphrtParallelForFn parallel_for,
+             void* host_data)
+      : concurrency_(concurrency),
+        parallel_for_(parallel_for),
+        host_data_(host_data) {}
+
+  int concurrency() const override { return concurrency_; }
+
+  void ParallelFor(int64_t count,
+                   absl::FunctionRef<void(int64_t)> job) override {
+    parallel_for_(host_data_, count, &CallJob, &job);
+  }
+
+ private:
+  static void CallJob(void* job, int64_t index) {
+    (*static_cast<absl::FunctionRef<void(int64_t)>*>(job))(index);
+  }
+
+  int concurrency_;
+  GraphrtParallelForFn parallel_for_;
+  void* host_data_;
+};
+
+}  // namespace
+
 struct GraphrtOptions {
   graphrt::ModelOptions options;
+  // graphrt_options_set_job_system's arguments (parallel_for null: none).
+  int job_concurrency = 1;
+  GraphrtParallelForFn job_parallel_for = nullptr;
+  void* job_host_data = nullptr;
 };
 
 struct GraphrtTensor {
@@ -47,6 +82,9 @@ struct GraphrtModel {
     std::vector<int64_t> dims;
     graphrt::IoSpec spec;
   };
+  // The host's job system the model runs on (declared before `model`, so
+  // destroyed after it); null for graphrt's own pool.
+  std::unique_ptr<graphrt::JobSystem> job_system;
   std::unique_ptr<graphrt::Model> model;
   std::vector<Io> inputs;
   std::vector<Io> outputs;
@@ -138,9 +176,27 @@ GraphrtModel::Io MakeIo(const graphrt::IoSpec& spec) {
   return io;
 }
 
+// Loads `path` with `options` (null: defaults), giving the model a
+// CJobSystem when the options name a host's job system.
+absl::StatusOr<std::unique_ptr<graphrt::Model>> LoadWithOptions(
+    const std::string& path, const GraphrtOptions* options,
+    std::unique_ptr<graphrt::JobSystem>* job_system) {
+  graphrt::ModelOptions model_options =
+      options != nullptr ? options->options : graphrt::ModelOptions();
+  if (options != nullptr && options->job_parallel_for != nullptr) {
+    *job_system = std::make_unique<CJobSystem>(options->job_concurrency,
+                                               options->job_parallel_for,
+                                               options->job_host_data);
+    model_options.job_system = job_system->get();
+  }
+  return graphrt::Model::Load(path, model_options);
+}
+
 // Builds the handle's name tables after a successful load.
-GraphrtModel* Wrap(std::unique_ptr<graphrt::Model> model) {
+GraphrtModel* Wrap(std::unique_ptr<graphrt::Model> model,
+                   std::unique_ptr<graphrt::JobSystem> job_system) {
   auto handle = std::make_unique<GraphrtModel>();
+  handle->job_system = std::move(job_system);
   const graphrt::Graph& graph = *model->imported().graph;
   for (const graphrt::IoSpec& spec : model->inputs()) {
     const size_t i = handle->inputs.size();
@@ -484,14 +540,13 @@ GraphrtStatus* LoadFromMemory(const char* model_json, size_t model_json_size,
     return FromStatus(
         graphrt::WithContext(s, "graphrt_model_load_from_memory"));
   }
-  auto loaded = graphrt::Model::Load(dir.root(), options != nullptr
-                                                     ? options->options
-                                                     : graphrt::ModelOptions());
+  std::unique_ptr<graphrt::JobSystem> job_system;
+  auto loaded = LoadWithOptions(dir.root(), options, &job_system);
   if (!loaded.ok()) {
     return FromStatus(graphrt::WithContext(loaded.status(),
                                            "graphrt_model_load_from_memory"));
   }
-  *model = Wrap(std::move(*loaded));
+  *model = Wrap(std::move(*loaded), std::move(job_system));
   return nullptr;
 }
 
@@ -542,6 +597,15 @@ void graphrt_options_set_threads(GraphrtOptions* options, int threads) {
   if (options != nullptr) options->options.threads = threads;
 }
 
+void graphrt_options_set_job_system(GraphrtOptions* options, int concurrency,
+                                    GraphrtParallelForFn parallel_for,
+                                    void* host_data) {
+  if (options == nullptr) return;
+  options->job_concurrency = concurrency;
+  options->job_parallel_for = parallel_for;
+  options->job_host_data = host_data;
+}
+
 void graphrt_options_set_max_memory_bytes(GraphrtOptions* options,
                                           int64_t bytes) {
   if (options != nullptr) options->options.max_memory_bytes = bytes;
@@ -559,10 +623,10 @@ GraphrtStatus* graphrt_model_load(const char* path,
       return InvalidArgument("graphrt_model_load: path is NULL");
     if (model == nullptr)
       return InvalidArgument("graphrt_model_load: model is NULL");
-    auto loaded = graphrt::Model::Load(
-        path, options != nullptr ? options->options : graphrt::ModelOptions());
+    std::unique_ptr<graphrt::JobSystem> job_system;
+    auto loaded = LoadWithOptions(path, options, &job_system);
     if (!loaded.ok()) return FromStatus(loaded.status());
-    *model = Wrap(std::move(*loaded));
+    *model = Wrap(std::move(*loaded), std::move(job_system));
     return nullptr;
   });
 }

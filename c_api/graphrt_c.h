@@ -9,7 +9,8 @@
  *   GraphrtStatus   an error: code + message. Every call that can fail
  *                   returns a GraphrtStatus*, NULL meaning success; the
  *                   caller frees a non-NULL status with graphrt_status_free.
- *   GraphrtOptions  load options (threads, memory limit).
+ *   GraphrtOptions  load options (threads or a host's job system, memory
+ *                   limit).
  *   GraphrtModel    a loaded, initialized model; freed with
  *                   graphrt_model_free.
  *   GraphrtTensor   a dtype, a shape and a buffer (owned, or a view of the
@@ -24,9 +25,10 @@
  * Threading: a model may be run from any number of threads at once, each
  * call with its own output tensors. Load options set the model's worker
  * threads: 1 runs every node inline on the calling thread (no pool at all,
- * the right choice inside a game or audio loop), 0 uses all cores. Handles
- * other than models are not synchronized: do not write one tensor from two
- * threads at once.
+ * the right choice inside a game or audio loop), 0 uses all cores; or they
+ * hand graphrt the host's own job system (graphrt_options_set_job_system).
+ * Handles other than models are not synchronized: do not write one tensor from
+ * two threads at once.
  *
  * Steady state: graphrt_model_run with the same input names, output names
  * and input shapes as an earlier call, and with the output tensors of that
@@ -51,10 +53,10 @@ extern "C" {
 /* The API version this header describes: major * 10000 + minor * 100 +
  * patch. Compatible additions bump the minor version; the major version
  * (and the ELF version node GRAPHRT_<major>) changes only on breaks. */
-#define GRAPHRT_C_API_VERSION 10000
-#define GRAPHRT_VERSION_STRING "1.0.0"
+#define GRAPHRT_C_API_VERSION 10100
+#define GRAPHRT_VERSION_STRING "1.1.0"
 
-/* The library's version string ("1.0.0") and numeric API version; compare
+/* The library's version string ("1.1.0") and numeric API version; compare
  * with the macros above to detect a header/library mismatch. */
 const char* graphrt_version(void);
 int graphrt_c_api_version(void);
@@ -138,6 +140,31 @@ void graphrt_options_set_max_memory_bytes(GraphrtOptions* options,
  * flushed to zero (FTZ + DAZ on x86; values below 1.2e-38 become 0), which
  * avoids the CPU's slow denormal path. 0: IEEE denormals. */
 void graphrt_options_set_flush_denormals(GraphrtOptions* options, int flush);
+
+/* A host's own job system (since 1.1): graphrt hands the kernels' parallel
+ * loops to it instead of running its own worker pool, and the threads
+ * option is ignored. Each run then executes its nodes in order on the
+ * calling thread and splits each large kernel loop (convolution rows,
+ * element-wise chunks, ...) into `count` jobs, at most 4 per unit of
+ * `concurrency`:
+ *
+ *   parallel_for(host_data, count, job, job_data) must call
+ *   job(job_data, i) exactly once for every i in [0, count), on any threads
+ *   (the calling thread included, in any order), and return only when all
+ *   have returned. It may be called from several threads at once and from
+ *   inside a job; a caller that runs jobs itself while it waits cannot
+ *   deadlock on that. Jobs never block on each other.
+ *
+ * concurrency: jobs that may run at once, the caller's thread included
+ * (1 = graphrt never calls parallel_for). Results are bitwise identical to
+ * threads = 1. parallel_for = NULL restores graphrt's own pool. host_data
+ * must stay valid as long as any model loaded with these options. */
+typedef void (*GraphrtJobFn)(void* job_data, int64_t index);
+typedef void (*GraphrtParallelForFn)(void* host_data, int64_t count,
+                                     GraphrtJobFn job, void* job_data);
+void graphrt_options_set_job_system(GraphrtOptions* options, int concurrency,
+                                    GraphrtParallelForFn parallel_for,
+                                    void* host_data);
 
 /* ---- Models ----------------------------------------------------------- */
 

@@ -48,6 +48,7 @@ eigen_cflags="$(pkg-config --cflags eigen3 2>/dev/null || echo "-I$eigen_dir")"
 headers=(
   converter/graph.h converter/model_import.h loader/tfjs_model.h
   ops/kernel.h ops/registry.h runtime/dtype.h runtime/executor.h
+  runtime/job_system.h
   runtime/model.h runtime/model_state.h runtime/mutex.h runtime/parallel.h
   runtime/profiler.h runtime/resource.h runtime/shape.h runtime/status_macros.h runtime/tensor.h
   runtime/thread_context.h runtime/tsan.h

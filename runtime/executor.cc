@@ -349,6 +349,7 @@ struct RunContext {
   int64_t max_live_bytes;
   Profiler* profiler;
   bool flush_denormals;
+  JobSystem* job_system;  // the host's, for the kernels' loops; or null
 };
 
 // Adds the bytes of the buffers this Run allocated for `id`'s outputs
@@ -466,8 +467,8 @@ bool RunNode(const RunContext& run, int id) {
     ScratchOutputs scratch(ScratchHome(state));
     KernelContext ctx(inputs, &scratch.outputs(), run.resources);
     ctx.set_forwardable_inputs(forwardable);
-    ScopedThreadContext scope(
-        ThreadContext{run.pool, state.run_tag, run.flush_denormals});
+    ScopedThreadContext scope(ThreadContext{
+        run.pool, state.run_tag, run.flush_denormals, run.job_system});
     const bool profile = run.profiler != nullptr && run.profiler->enabled();
     const auto start = profile ? std::chrono::steady_clock::now()
                                : std::chrono::steady_clock::time_point();
@@ -544,13 +545,15 @@ absl::Status Executor::RunInto(absl::Span<const Feed> feeds,
     absl::StatusOr<std::vector<Tensor>> result;
     const uint64_t tag = next_run_tag.fetch_add(1, std::memory_order_relaxed);
     auto run = [&] {
-      ScopedThreadContext scope(
-          ThreadContext{pool_.get(), tag, FlushDenormals()});
+      ScopedThreadContext scope(ThreadContext{
+          pool_.get(), tag, FlushDenormals(), options_.job_system});
       result = RunDataflow(*graph_, *plan->dataflow, feeds, fetches, resources,
                            options_.profiler);
     };
     if (arena_ != nullptr) {
       ExecuteInArena(*arena_, run);
+    } else if (options_.job_system != nullptr) {
+      run();
     } else {
       ScopedSequential sequential;
       run();
@@ -577,8 +580,13 @@ absl::Status Executor::RunInto(absl::Span<const Feed> feeds,
                        pool_.get(),
                        options_.max_live_bytes,
                        options_.profiler,
-                       FlushDenormals()};
-  if (arena_ == nullptr) {
+                       FlushDenormals(),
+                       options_.job_system};
+  if (arena_ == nullptr && options_.job_system != nullptr) {
+    for (int id : plan->order) {
+      if (!RunNode(run, id)) break;
+    }
+  } else if (arena_ == nullptr) {
     ScopedSequential sequential;
     for (int id : plan->order) {
       if (!RunNode(run, id)) break;

@@ -12,7 +12,10 @@
 // thread, the others are spawned. Without an arena (threads == 1) nodes run
 // one after another in the plan's topological order on the caller's thread,
 // and so do the kernels' parallel loops (ScopedSequential in
-// runtime/parallel.h): such a Run uses exactly one thread.
+// runtime/parallel.h): such a Run uses exactly one thread. With a host's
+// job system instead of an arena (ExecutorOptions::job_system) nodes run in
+// that order on the caller's thread and the kernels' loops are handed to the
+// job system.
 // Either way every kernel computes the same values, so results do not depend
 // on the thread count.
 //
@@ -56,6 +59,7 @@
 #include "absl/types/span.h"
 #include "converter/graph.h"
 #include "oneapi/tbb/task_arena.h"
+#include "runtime/job_system.h"
 #include "runtime/mutex.h"
 #include "runtime/profiler.h"
 #include "runtime/resource.h"
@@ -87,6 +91,12 @@ struct ExecutorOptions {
   // How kernels treat denormal floats (runtime/thread_context.h says why
   // and what it costs).
   Denormals denormals = Denormals::kFlushToZero;
+  // A host's job system (runtime/job_system.h) for an Executor without an
+  // arena: nodes then run in order on the caller's thread and the kernels'
+  // loops go to the job system. Null (default): without an arena
+  // everything runs on the caller's thread. Not owned; must outlive the
+  // Executor. Ignored when an arena is given.
+  JobSystem* job_system = nullptr;
 };
 
 class Executor {

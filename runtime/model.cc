@@ -139,9 +139,12 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
   if (threads == 0) {
     threads = std::max(1u, std::thread::hardware_concurrency());
   }
+  if (options.job_system != nullptr) {
+    threads = std::max(1, options.job_system->concurrency());
+  }
   model->threads_ = threads;
   oneapi::tbb::task_arena* arena = nullptr;
-  if (threads > 1) {
+  if (threads > 1 && options.job_system == nullptr) {
     model->arena_ = std::make_unique<Arena>(threads);
     arena = &model->arena_->arena;
   }
@@ -151,6 +154,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
     ExecutorOptions init_options;
     init_options.denormals =
         options.flush_denormals ? Denormals::kFlushToZero : Denormals::kIeee;
+    init_options.job_system = options.job_system;
     Executor init_exec(im.initializer.get(), &model->resources_, arena,
                        init_options);
     auto outs = init_exec.Run({}, im.initializer_fetches);
@@ -183,6 +187,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(
   executor_options.profiler = options.profiler;
   executor_options.denormals =
       options.flush_denormals ? Denormals::kFlushToZero : Denormals::kIeee;
+  executor_options.job_system = options.job_system;
   model->executor_ = std::make_unique<Executor>(
       im.graph.get(), &model->resources_, arena, executor_options);
   return model;

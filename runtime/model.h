@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "converter/model_import.h"
 #include "runtime/executor.h"
+#include "runtime/job_system.h"
 #include "runtime/model_state.h"
 #include "runtime/mutex.h"
 #include "runtime/resource.h"
@@ -42,6 +43,12 @@ struct ModelOptions {
   // Worker threads for inter-op parallelism. 0 (default) = all cores;
   // 1 = run every node on the caller's thread, no pool at all.
   int threads = 0;
+  // A host's own job system (runtime/job_system.h) instead of graphrt's
+  // oneTBB arena: `threads` is then ignored, each Run executes its nodes in
+  // order on the calling thread and hands the kernels' parallel loops to
+  // the job system (no inter-op parallelism; the same results). Null
+  // (default) = the arena. Not owned; must outlive the Model.
+  JobSystem* job_system = nullptr;
   // Largest single weight the loader accepts, in bytes.
   int64_t max_tensor_bytes = int64_t{1} << 34;
   // TF.js models: unquantized float32/int32 weights are zero-copy views
@@ -133,6 +140,8 @@ class Model {
   const ImportedModel& imported() const { return imported_; }
   const ResourceManager& resources() const { return resources_; }
   const ModelSourceInfo& source_info() const { return source_info_; }
+  // Threads a Run may use: ModelOptions::threads resolved (0 = the cores),
+  // or the job system's concurrency.
   int threads() const { return threads_; }
 
   // Bytes of tensor storage the inference executor's pool holds (free and in

@@ -1,7 +1,9 @@
 // graphrt's only doors into oneTBB's thread pool: ParallelFor, TaskGroup
 // and ExecuteInArena. Every parallel loop, task spawn and arena entry in
 // graphrt goes through them, so that ThreadSanitizer sees the
-// happens-before edges oneTBB creates.
+// happens-before edges oneTBB creates. ParallelFor is also the only door
+// into a host's job system (runtime/job_system.h): when the calling
+// thread's context carries one, the loop's chunks go there instead.
 //
 // Why: Debian's libtbb is not built with -fsanitize=thread, so TSan cannot
 // see that a task runs after the code that spawned it, nor that the
@@ -48,6 +50,7 @@
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
 #include "oneapi/tbb/task_group.h"
+#include "runtime/job_system.h"
 #include "runtime/thread_context.h"
 #include "runtime/tsan.h"
 
@@ -149,18 +152,50 @@ class ScopedSequential {
 };
 
 // True when ParallelFor on this thread runs on this thread alone (inside a
-// ScopedSequential, or on an arena of one thread): for kernels whose split
-// of the work only exists for the threads (see _FusedDepthwiseBlock's
-// stripes).
+// ScopedSequential, with a host job system of concurrency 1, or on an arena
+// of one thread): for kernels whose split of the work only exists for the
+// threads (see _FusedDepthwiseBlock's stripes).
 inline bool RunsSequentially() {
-  return parallel_internal::sequential_depth > 0 ||
-         oneapi::tbb::this_task_arena::max_concurrency() == 1;
+  if (parallel_internal::sequential_depth > 0) return true;
+  if (const JobSystem* jobs = CurrentThreadContext().job_system) {
+    return jobs->concurrency() <= 1;
+  }
+  return oneapi::tbb::this_task_arena::max_concurrency() == 1;
 }
 
+namespace parallel_internal {
+
+// ParallelFor on a host's job system: at most 4 chunks per job thread, each
+// of at least `grain` elements, every chunk under the caller's context
+// (which carries the job system to nested loops).
+template <typename Fn>
+void JobSystemParallelFor(JobSystem& jobs, int64_t begin, int64_t end,
+                          int64_t grain, const Fn& fn) {
+  const int concurrency = jobs.concurrency();
+  const int64_t n = end - begin;
+  const int64_t wanted = std::min<int64_t>(
+      (n + grain - 1) / grain, 4 * int64_t{std::max(1, concurrency)});
+  if (concurrency <= 1 || wanted <= 1) {
+    fn(begin, end);
+    return;
+  }
+  const int64_t step = (n + wanted - 1) / wanted;
+  const int64_t chunks = (n + step - 1) / step;
+  const ThreadContext context = CurrentThreadContext();
+  jobs.ParallelFor(chunks, [&fn, &context, begin, end, step](int64_t i) {
+    ScopedThreadContext scope(context);
+    const int64_t b = begin + i * step;
+    fn(b, std::min(end, b + step));
+  });
+}
+
+}  // namespace parallel_internal
+
 // Calls fn(chunk_begin, chunk_end) over [begin, end) in chunks of at least
-// `grain` (>= 1) elements on the current oneTBB arena, and returns when all
-// chunks are done. fn must be callable concurrently. Inside a
-// ScopedSequential: one call fn(begin, end) on this thread.
+// `grain` (>= 1) elements on the current oneTBB arena (or the host's job
+// system the thread's context carries), and returns when all chunks are
+// done. fn must be callable concurrently. Inside a ScopedSequential: one
+// call fn(begin, end) on this thread.
 template <typename Fn>
 void ParallelFor(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {
   if (begin >= end) return;
@@ -169,6 +204,10 @@ void ParallelFor(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {
     return;
   }
   if (grain < 1) grain = 1;
+  if (JobSystem* jobs = CurrentThreadContext().job_system) {
+    parallel_internal::JobSystemParallelFor(*jobs, begin, end, grain, fn);
+    return;
+  }
   if constexpr (kUnderTsan) {
     parallel_internal::TsanParallelFor(begin, end, grain, fn);
   } else {

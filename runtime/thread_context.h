@@ -10,6 +10,9 @@
 // (ResizeBilinear's row caches, per-chunk scratch) went to the heap on each
 // multi-threaded Run.
 //
+// It carries the host's job system when the Model was given one
+// (runtime/job_system.h), so a chunk's own loops go there too.
+//
 // It also carries the Run's floating-point mode. With flush_denormals set
 // (ModelOptions::flush_denormals, on by default as in TensorFlow's
 // executor), the thread computes with FTZ + DAZ: denormal results and
@@ -38,11 +41,15 @@
 namespace graphrt {
 
 class BufferPool;
+class JobSystem;
 
 struct ThreadContext {
   BufferPool* buffer_pool = nullptr;  // null: Tensor::Allocate uses the heap
   uint64_t run_tag = 0;               // tags buffers taken from the pool
   bool flush_denormals = false;       // FTZ + DAZ while installed (x86)
+  // The host's job system ParallelFor hands its chunks to
+  // (runtime/job_system.h); null: oneTBB's current arena.
+  JobSystem* job_system = nullptr;
 };
 
 namespace thread_context_internal {

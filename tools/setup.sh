@@ -104,6 +104,7 @@ case "$mode" in
         //tests/runtime:buffer_pool_test \
         //tests/runtime:parallel_test //tests/runtime:executor_test \
         //tests/runtime:model_test //tests/runtime:profiler_test \
+        //tests/runtime:job_system_test \
         //tests/ops:hash_table_ops_test \
         //tests/ops:mutable_table_ops_test //tests/ops:text_file_init_ops_test \
         //tests/ops:lookup_concurrency_test //tests/ops:tensor_array_ops_test \

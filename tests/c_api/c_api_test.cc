@@ -577,6 +577,75 @@ TEST(CApiTest, LoadFromMemory) {
   EXPECT_EQ(bad, nullptr);
 }
 
+// A C host's job system: runs the jobs on a thread of its own and on the
+// caller, last index first, and counts the calls and the jobs.
+struct CountingJobs {
+  std::atomic<int> calls{0};
+  std::atomic<int64_t> jobs{0};
+};
+
+void HostParallelFor(void* host_data, int64_t count, GraphrtJobFn job,
+                     void* job_data) {
+  auto* host = static_cast<CountingJobs*>(host_data);
+  host->calls.fetch_add(1);
+  host->jobs.fetch_add(count);
+  const int64_t half = count / 2;
+  std::thread other([&] {
+    for (int64_t i = count - 1; i >= half; --i) job(job_data, i);
+  });
+  for (int64_t i = half - 1; i >= 0; --i) job(job_data, i);
+  other.join();
+}
+
+TEST(CApiTest, HostJobSystem) {
+  // Sigmoid over 1M floats: an element-wise loop graphrt splits.
+  const std::string json =
+      R"({"format": "graph-model", "modelTopology": {"node": [
+    {"name": "x", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"},
+      "shape": {"shape": {"dim": [{"size": "-1"}]}}}},
+    {"name": "y", "op": "Sigmoid", "input": ["x"], "attr": {"T": {"type": "DT_FLOAT"}}}
+  ]}, "weightsManifest": []})";
+  CountingJobs host;
+  GraphrtOptions* options = graphrt_options_create();
+  graphrt_options_set_threads(options, 7);  // ignored with a job system
+  graphrt_options_set_job_system(options, 2, &HostParallelFor, &host);
+  GraphrtModel* on_host = nullptr;
+  ASSERT_C_OK(graphrt_model_load_from_memory(json.data(), json.size(), nullptr,
+                                             0, options, &on_host));
+  // parallel_for = NULL: back to graphrt's own threads (here: one).
+  graphrt_options_set_job_system(options, 2, nullptr, nullptr);
+  graphrt_options_set_threads(options, 1);
+  GraphrtModel* inline_model = nullptr;
+  ASSERT_C_OK(graphrt_model_load_from_memory(json.data(), json.size(), nullptr,
+                                             0, options, &inline_model));
+  graphrt_options_free(options);  // the models keep what they need
+
+  const int64_t n = 1 << 20;
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i % 2001 - 1000) / 97;
+  GraphrtTensor* in = nullptr;
+  ASSERT_C_OK(graphrt_tensor_create_view(GRAPHRT_FLOAT32, &n, 1, x.data(),
+                                         n * sizeof(float), &in));
+  const char* names[1] = {"x"};
+  const GraphrtTensor* inputs[1] = {in};
+  GraphrtTensor* a[1] = {nullptr};
+  GraphrtTensor* b[1] = {nullptr};
+  ASSERT_C_OK(graphrt_model_run(on_host, names, inputs, 1, nullptr, a, 1));
+  ASSERT_C_OK(graphrt_model_run(inline_model, names, inputs, 1, nullptr, b, 1));
+  EXPECT_GT(host.calls.load(), 0);
+  EXPECT_GT(host.jobs.load(), host.calls.load());  // the loop was split
+  EXPECT_EQ(std::memcmp(graphrt_tensor_data_const(a[0]),
+                        graphrt_tensor_data_const(b[0]), n * sizeof(float)),
+            0);
+  graphrt_tensor_free(a[0]);
+  graphrt_tensor_free(b[0]);
+  graphrt_tensor_free(in);
+  graphrt_model_free(on_host);
+  graphrt_model_free(inline_model);
+  graphrt_options_set_job_system(nullptr, 1, nullptr, nullptr);  // no-op
+}
+
 TEST(CApiTest, SaveAndRestoreState) {
   GraphrtModel* model = LoadOrDie(kTextModel);
   ASSERT_NE(model, nullptr);

@@ -22,8 +22,9 @@
 // GRAPHRT_CORPUS_THREADS (default 2) sets ModelOptions::threads;
 // GRAPHRT_CORPUS_MODELS=a,b,c restricts the run to those models. Each model
 // is then loaded and run once more with another thread count (1, or 2 when
-// the first was 1), and every output must be bitwise identical to the
-// first Run's (results never depend on the thread count).
+// the first was 1) and on a host's job system (tests/runtime/host_job_pool.h,
+// 3 threads), and every output must be bitwise identical to the first Run's
+// (results never depend on the thread count or on who owns the threads).
 //
 // Per-model exceptions (kTieSorted below): outputs whose row order comes
 // from a sort of near-equal scores. graphrt and TF.js both break exact ties
@@ -58,6 +59,7 @@
 #include "absl/strings/str_split.h"
 #include "runtime/model.h"
 #include "tests/corpus/model_list.h"
+#include "tests/runtime/host_job_pool.h"
 #include "tools/model_inputs.h"
 #include "tools/tensor_json.h"
 
@@ -384,18 +386,28 @@ TEST_P(CorpusTest, MatchesTfjs) {
     EXPECT_EQ(diff, "") << "output '" << e.name << "'";
   }
 
-  // The same outputs, bit for bit, with another thread count.
+  // The same outputs, bit for bit, with another thread count, and on a
+  // host's job system (3 threads: its chunks are cut differently again).
   ModelOptions other = options;
   other.threads = options.threads == 1 ? 2 : 1;
-  auto other_model = Model::Load(model_json, other);
-  ASSERT_TRUE(other_model.ok()) << "load: " << other_model.status();
-  auto other_outputs = (*other_model)->Run(*feeds, names);
-  ASSERT_TRUE(other_outputs.ok()) << "run: " << other_outputs.status();
-  ASSERT_EQ(other_outputs->size(), outputs->size());
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    EXPECT_EQ(CompareBitwise((*other_outputs)[i], (*outputs)[i]), "")
-        << "output '" << names[i] << "' with threads " << other.threads
-        << " vs " << options.threads;
+  HostJobPool pool(2);
+  ModelOptions host = options;
+  host.job_system = &pool;
+  for (const ModelOptions& o : {other, host}) {
+    const std::string how = o.job_system != nullptr
+                                ? std::string("a host job system of 3 threads")
+                                : absl::StrCat("threads ", o.threads);
+    auto other_model = Model::Load(model_json, o);
+    ASSERT_TRUE(other_model.ok()) << how << ": load: " << other_model.status();
+    auto other_outputs = (*other_model)->Run(*feeds, names);
+    ASSERT_TRUE(other_outputs.ok())
+        << how << ": run: " << other_outputs.status();
+    ASSERT_EQ(other_outputs->size(), outputs->size());
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      EXPECT_EQ(CompareBitwise((*other_outputs)[i], (*outputs)[i]), "")
+          << "output '" << names[i] << "' with " << how << " vs threads "
+          << options.threads;
+    }
   }
 }
 
