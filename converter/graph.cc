@@ -48,15 +48,15 @@ absl::StatusOr<int64_t> DeclaredElements(const tensorflow::TensorProto& proto) {
   const int64_t element_bytes = static_cast<int64_t>(DTypeSize(*dtype));
   if (element_bytes > 0 &&
       shape.num_elements() > kMaxConstValueBytes / element_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "Const value ", DTypeName(*dtype), shape.ToString(),
-        " would take more than ", kMaxConstValueBytes, " bytes"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("Const value ", DTypeName(*dtype), shape.ToString(),
+                     " would take more than ", kMaxConstValueBytes, " bytes"));
   }
   return shape.num_elements();
 }
 
-// The Const value: the weight of that name (cast to the node's declared
-// dtype when the weight was stored narrower), else the `value` attr.
+}  // namespace
+
 absl::StatusOr<Tensor> ConstValue(const tensorflow::NodeDef& def,
                                   const WeightMap& weights) {
   AttrReader attrs(def);
@@ -71,10 +71,10 @@ absl::StatusOr<Tensor> ConstValue(const tensorflow::NodeDef& def,
       }
       // E.g. a float32 weight for a DT_STRING Const: kernels downstream
       // would be handed a dtype the graph never declared.
-      return absl::InvalidArgumentError(absl::StrCat(
-          "weight '", def.name(), "' is ", DTypeName(w.dtype()), " ",
-          w.shape().ToString(), " but the Const declares dtype ",
-          DTypeName(declared)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("weight '", def.name(), "' is ", DTypeName(w.dtype()),
+                       " ", w.shape().ToString(),
+                       " but the Const declares dtype ", DTypeName(declared)));
     }
     return w;
   }
@@ -105,8 +105,6 @@ absl::StatusOr<Tensor> ConstValue(const tensorflow::NodeDef& def,
   }
   return absl::NotFoundError("Const has no value: no weight of that name");
 }
-
-}  // namespace
 
 bool KeepsNodeDef(absl::string_view op) {
   return op == "Placeholder" || op == "PlaceholderWithDefault" ||
@@ -153,8 +151,8 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Build(
     node.node_name = nd.name();
     node.op_name = nd.op();
     if (!graph->by_name_.emplace(node.node_name, i).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": duplicate node name '", nd.name(), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": duplicate node name '", nd.name(), "'"));
     }
   }
   for (Node& node : graph->nodes_) {
@@ -281,8 +279,8 @@ absl::StatusOr<Endpoint> Graph::ResolveTensor(
   auto id = FindNode(node_name);
   if (!id) {
     return absl::NotFoundError(absl::StrCat("no tensor '", tensor_name,
-                                            "' in the ", what_,
-                                            " (no node '", node_name, "')"));
+                                            "' in the ", what_, " (no node '",
+                                            node_name, "')"));
   }
   return Endpoint{*id, index};
 }

@@ -76,6 +76,13 @@ inline constexpr char kKeepValueAttr[] = "_graphrt_keep_value";
 // Weights by Const node name.
 using WeightMap = absl::flat_hash_map<std::string, Tensor>;
 
+// A Const node's value: the weight of its name (cast to the node's declared
+// dtype when the weight was stored narrower), else its `value` attr.
+// NotFound when it has neither; errors for a declared shape too large to
+// allocate or a weight of another, uncastable dtype.
+absl::StatusOr<Tensor> ConstValue(const tensorflow::NodeDef& def,
+                                  const WeightMap& weights);
+
 class Graph {
  public:
   // `what` names the graph in errors ("inference graph", "initializer").

@@ -34,7 +34,8 @@
 // threads whose idle worker polls briefly before it sleeps
 // (tests/runtime/host_job_pool.h), handdetect, handtrack and mobilefacenet
 // run as fast as on the arena, selfie and movenet-lightning 6-9% slower,
-// blazeface 22% (bench/RESULTS.md, "A host's job system"); a pool whose
+// blazeface 22% (bench/RESULTS.md, "A host's job system": the arena also
+// runs ready nodes side by side and splits loops adaptively); a pool whose
 // workers sleep on a condition variable at once pays a wake-up per loop
 // (~100 per Run) and loses more. Results are bitwise identical to
 // threads = 1 and to the oneTBB arena, whatever the host's concurrency.

@@ -457,7 +457,8 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
 }
 
 PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
-                                 const KeepSet& keep) {
+                                 const KeepSet& keep,
+                                 const OpRegistry* registry) {
   const WeightMap& weights = *weights_in;
   PassStats stats;
   const char* off = std::getenv("GRAPHRT_DISABLE_GRAPH_PASSES");
@@ -483,6 +484,10 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   if (stats.transposes_sunk > 0 ||
       has({"Identity", "StopGradient", "Snapshot"})) {
     stats.identities_removed = RemoveIdentities(graph, keep);
+  }
+  // Before the fusions: a folded value may be the filter or bias they want.
+  if (registry != nullptr && has({"Const"})) {
+    stats.constants_folded = FoldConstants(graph, weights_in, keep, *registry);
   }
   // Each gate below is a necessary condition of its pass's pattern (the
   // ops the pass starts from, or an edge between them: HasEdge).

@@ -14,6 +14,22 @@
 //   Runs first, before RemoveIdentities.
 // * RemoveIdentities: Identity / StopGradient / Snapshot nodes forward their
 //   input; consumers are rewired to that input and the node is dropped.
+// * FoldConstants (constant_folding.cc): a node whose every input (data and
+//   control) is a Const without control inputs, or a node folded before it,
+//   runs once at load through its own kernel (one thread, IEEE denormals)
+//   and becomes a Const of its output 0 with the same name; its other
+//   outputs that something reads become Consts named "<node>/_folded_<k>".
+//   Never folded: sources, state, resources, variants, randomness, side
+//   effects, control flow and function calls (an op list), nodes in `keep`,
+//   nodes whose kernel fails to build or run (the error stays theirs at
+//   Graph::Build or Run), and values over 64 KiB larger than their inputs
+//   (a Fill of a scalar to a big shape: bytes for the model's lifetime
+//   against microseconds per Run). Consts that only folded nodes read go.
+//   The TF.js converter folds constants itself (in the corpus only
+//   nanodet's 6 SparseToDense + AddV2 pairs are left); GraphDefs and
+//   SavedModels written by TensorFlow keep theirs. Runs after
+//   RemoveIdentities, before the fusions (a folded value may be a filter).
+//   Exact: the kernel that would have run computes the value.
 // * FoldConvScale (conv_folding.cc): a Conv2D / DepthwiseConv2dNative (NHWC,
 //   float32, a float32 weight as filter) whose only consumer is a Mul by a
 //   float32 constant with one value or one per output channel (dims 1 but
@@ -143,6 +159,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "converter/graph.h"
+#include "ops/registry.h"
 #include "proto/graph.pb.h"
 
 namespace graphrt {
@@ -163,12 +180,15 @@ struct PassStats {
   int conv_prelus_fused = 0;         // Prelu / _AbsPrelu into a biased conv
   int pool_activations_swapped = 0;  // MaxPool -> Relu as Relu -> MaxPool
   int depthwise_blocks_fused = 0;    // [1x1 ->] depthwise -> 1x1 chains
+  int constants_folded = 0;          // nodes of constant inputs -> Consts
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
 using KeepSet = absl::flat_hash_set<std::string>;
 
 int RemoveIdentities(tensorflow::GraphDef* graph, const KeepSet& keep);
+int FoldConstants(tensorflow::GraphDef* graph, WeightMap* weights,
+                  const KeepSet& keep, const OpRegistry& registry);
 int SinkTransposes(tensorflow::GraphDef* graph, const WeightMap& weights,
                    const KeepSet& keep);
 int FoldConvScale(tensorflow::GraphDef* graph, WeightMap* weights,
@@ -196,9 +216,11 @@ int FuseDepthwiseBlocks(tensorflow::GraphDef* graph, const WeightMap& weights,
 
 // Runs every pass in order. Setting the environment variable
 // GRAPHRT_DISABLE_GRAPH_PASSES (non-empty, not "0") skips them all.
-// `weights` gains the filters FoldConvScale makes.
+// `weights` gains the filters FoldConvScale makes and the values
+// FoldConstants computes (which runs only when a `registry` is given).
 PassStats OptimizeInferenceGraph(tensorflow::GraphDef* graph,
-                                 WeightMap* weights, const KeepSet& keep);
+                                 WeightMap* weights, const KeepSet& keep,
+                                 const OpRegistry* registry = nullptr);
 
 // "name:1" / "^name" / "name" -> "name".
 std::string NodeNameOf(const std::string& input);

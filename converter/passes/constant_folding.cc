@@ -1,0 +1,288 @@
+// FoldConstants (passes.h): nodes whose inputs are all constants run once at
+// load, through their own kernel, and become Consts.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "converter/passes/pass_util.h"
+#include "converter/passes/passes.h"
+#include "ops/kernel.h"
+#include "ops/registry.h"
+#include "runtime/parallel.h"
+#include "runtime/thread_context.h"
+
+namespace graphrt {
+namespace passes {
+namespace {
+
+using tensorflow::GraphDef;
+using tensorflow::NodeDef;
+
+// Ops never folded: sources, state, resources, randomness, side effects,
+// control flow and function calls (their value is not a function of their
+// inputs alone, or they must run every time).
+bool NeverFolded(const std::string& op) {
+  static const auto* const kOps =
+      new absl::flat_hash_set<std::string>{"Const",
+                                           "Placeholder",
+                                           "PlaceholderWithDefault",
+                                           "NoOp",
+                                           "ControlTrigger",
+                                           "Switch",
+                                           "RefSwitch",
+                                           "Merge",
+                                           "RefMerge",
+                                           "Enter",
+                                           "RefEnter",
+                                           "Exit",
+                                           "RefExit",
+                                           "NextIteration",
+                                           "RefNextIteration",
+                                           "LoopCond",
+                                           "If",
+                                           "StatelessIf",
+                                           "While",
+                                           "StatelessWhile",
+                                           "PartitionedCall",
+                                           "StatefulPartitionedCall",
+                                           "Case",
+                                           "StatelessCase",
+                                           "Assert",
+                                           "Print",
+                                           "PrintV2",
+                                           "Timestamp",
+                                           "Multinomial",
+                                           "ParameterizedTruncatedNormal",
+                                           "TruncatedNormal",
+                                           "VarHandleOp",
+                                           "ReadVariableOp",
+                                           "VariableV2",
+                                           "Variable",
+                                           "Assign",
+                                           "AssignAdd",
+                                           "AssignSub",
+                                           "AssignVariableOp",
+                                           "AssignAddVariableOp",
+                                           "AssignSubVariableOp",
+                                           "VarIsInitializedOp",
+                                           "DestroyResourceOp",
+                                           "RestoreV2",
+                                           "SaveV2",
+                                           "MergeV2Checkpoints",
+                                           "_Arg",
+                                           "_Retval"};
+  return kOps->contains(op) || absl::StrContains(op, "Random") ||
+         absl::StrContains(op, "Table") ||
+         absl::StrContains(op, "TensorList") ||
+         absl::StrContains(op, "TensorArray") ||
+         absl::StrContains(op, "Iterator") || absl::StrContains(op, "Queue") ||
+         absl::StrContains(op, "Stack") || absl::StrContains(op, "Reader") ||
+         absl::StrContains(op, "Variable") || absl::StrContains(op, "Shuffle");
+}
+
+bool FoldableDType(DType d) {
+  return d != DType::kResource && d != DType::kVariant && d != DType::kInvalid;
+}
+
+// Bytes a value holds (strings: their characters).
+int64_t ValueBytes(const Tensor& t) {
+  if (t.dtype() != DType::kString) return static_cast<int64_t>(t.byte_size());
+  int64_t bytes = 0;
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    bytes += static_cast<int64_t>(t.data<std::string>()[i].size());
+  }
+  return bytes;
+}
+
+// Outputs at most this large always fold; larger ones only when they are no
+// larger than the inputs (a Fill or Tile of a scalar to a big shape stays a
+// node: folding it would trade a few microseconds per Run for its bytes of
+// memory for the model's lifetime).
+constexpr int64_t kAlwaysFoldBytes = 64 * 1024;
+
+}  // namespace
+
+int FoldConstants(GraphDef* graph, WeightMap* weights, const KeepSet& keep,
+                  const OpRegistry& registry) {
+  // Constants: Consts without control inputs (a Const with one may sit in
+  // a v1 control-flow frame), and later the folded nodes. Values by
+  // "name:index" for index > 0, by name for output 0.
+  absl::flat_hash_set<std::string> constant;
+  for (const NodeDef& n : graph->node()) {
+    if (n.op() != "Const") continue;
+    bool control = false;
+    for (const std::string& in : n.input()) control |= IsControl(in);
+    if (!control) constant.insert(n.name());
+  }
+  if (constant.empty()) return 0;
+  // Cheap gate: some node reads only constants.
+  auto reads_only_constants = [&](const NodeDef& n) {
+    if (n.input_size() == 0) return false;
+    for (const std::string& in : n.input()) {
+      if (!constant.contains(NameView(in))) return false;
+    }
+    return true;
+  };
+  bool any = false;
+  for (const NodeDef& n : graph->node()) {
+    if (!constant.contains(n.name()) && reads_only_constants(n) &&
+        !NeverFolded(n.op())) {
+      any = true;
+      break;
+    }
+  }
+  if (!any) return 0;
+
+  const auto uses_before = CountUses(*graph);
+  absl::flat_hash_map<std::string, Tensor> values;  // "name" / "name:k"
+  auto value_of = [&](const std::string& input) -> const Tensor* {
+    const int index = OutputIndexOf(input);
+    const std::string key = index == 0
+                                ? std::string(NameView(input))
+                                : absl::StrCat(NameView(input), ":", index);
+    auto it = values.find(key);
+    return it == values.end() ? nullptr : &it->second;
+  };
+  auto index = IndexByName(*graph);
+  // Folded nodes' outputs above 0 that something reads: new Consts.
+  std::vector<NodeDef> added;
+  absl::flat_hash_map<std::string, std::string> renamed;  // "x:k" -> Const
+  int folded = 0;
+  // Load-time values: IEEE denormals (a default context), one thread, the
+  // heap (no Run's buffer pool).
+  ScopedThreadContext context(ThreadContext{});
+  ScopedSequential sequential;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < graph->node_size(); ++i) {
+      NodeDef& n = *graph->mutable_node(i);
+      if (constant.contains(n.name()) || NeverFolded(n.op()) ||
+          keep.contains(n.name()) || !reads_only_constants(n)) {
+        continue;
+      }
+      KernelFactory factory = registry.Find(n.op());
+      if (factory == nullptr) continue;
+      // Input values (copies share the buffers; pointers into `values`
+      // would dangle when it grows), the Consts' read on first use.
+      absl::InlinedVector<Tensor, 4> held;
+      bool ok = true;
+      int64_t in_bytes = 0;
+      for (const std::string& in : n.input()) {
+        if (IsControl(in)) continue;
+        const Tensor* t = value_of(in);
+        if (t == nullptr && OutputIndexOf(in) == 0) {
+          auto c = index.find(NameView(in));
+          if (c != index.end() && c->second >= 0) {
+            auto v = ConstValue(graph->node(c->second), *weights);
+            if (v.ok()) {
+              t = &values.emplace(std::string(NameView(in)), *std::move(v))
+                       .first->second;
+            }
+          }
+        }
+        if (t == nullptr || !FoldableDType(t->dtype())) {
+          ok = false;
+          break;
+        }
+        in_bytes += ValueBytes(*t);
+        held.push_back(*t);
+      }
+      if (!ok) continue;
+      absl::InlinedVector<const Tensor*, 4> inputs;
+      for (const Tensor& t : held) inputs.push_back(&t);
+      KernelInit init{n, static_cast<int>(inputs.size()), nullptr, nullptr};
+      auto kernel = factory(init);
+      if (!kernel.ok()) continue;  // Graph::Build reports it
+      std::vector<Tensor> outputs;
+      KernelContext ctx(inputs, &outputs, /*resources=*/nullptr);
+      if (!(*kernel)->Run(ctx).ok()) continue;  // fails at Run as before
+      const auto uses = uses_before.find(n.name());
+      int64_t out_bytes = 0;
+      for (const Tensor& t : outputs) {
+        if (!t.valid() || !FoldableDType(t.dtype())) ok = false;
+        if (ok) out_bytes += ValueBytes(t);
+      }
+      if (!ok || outputs.empty() ||
+          (out_bytes > kAlwaysFoldBytes && out_bytes > in_bytes)) {
+        continue;
+      }
+      // Outputs above 0 that something reads become Consts of their own.
+      for (size_t k = 1; k < outputs.size(); ++k) {
+        bool read = false;
+        if (uses != uses_before.end()) {
+          for (int c : uses->second.consumers) {
+            for (const std::string& in : graph->node(c).input()) {
+              read |= !IsControl(in) && NameView(in) == n.name() &&
+                      OutputIndexOf(in) == static_cast<int>(k);
+            }
+          }
+        }
+        if (!read) continue;
+        std::string name = absl::StrCat(n.name(), "/_folded_", k);
+        while (index.contains(name)) name += "_";
+        NodeDef& c = added.emplace_back();
+        c.set_name(name);
+        c.set_op("Const");
+        c.set_device(n.device());
+        (*c.mutable_attr())["dtype"].set_type(
+            static_cast<tensorflow::DataType>(outputs[k].dtype()));
+        index[name] = -1;
+        renamed[absl::StrCat(n.name(), ":", k)] = name;
+        (*weights)[name] = outputs[k];
+        values[absl::StrCat(n.name(), ":", k)] = outputs[k];
+        constant.insert(name);
+      }
+      // The node itself becomes its output 0.
+      const std::string name = n.name();
+      const std::string device = n.device();
+      n.Clear();
+      n.set_name(name);
+      n.set_op("Const");
+      n.set_device(device);
+      (*n.mutable_attr())["dtype"].set_type(
+          static_cast<tensorflow::DataType>(outputs[0].dtype()));
+      (*weights)[name] = outputs[0];
+      values[name] = outputs[0];
+      constant.insert(name);
+      ++folded;
+      changed = true;
+    }
+  }
+  if (folded == 0) return 0;
+  for (NodeDef& c : added) *graph->add_node() = std::move(c);
+  if (!renamed.empty()) {
+    for (NodeDef& n : *graph->mutable_node()) {
+      for (std::string& in : *n.mutable_input()) {
+        if (IsControl(in)) continue;
+        auto it = renamed.find(in);
+        if (it != renamed.end()) in = it->second;
+      }
+    }
+  }
+  // Consts that only folded nodes read go (with their weights): left in,
+  // they would be new sinks, i.e. new default outputs of a graph without a
+  // signature.
+  const auto uses_after = CountUses(*graph);
+  std::vector<bool> dead(graph->node_size(), false);
+  bool any_dead = false;
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const NodeDef& n = graph->node(i);
+    if (n.op() != "Const" || keep.contains(n.name()) ||
+        !uses_before.contains(n.name()) || uses_after.contains(n.name())) {
+      continue;
+    }
+    dead[i] = true;
+    any_dead = true;
+    weights->erase(n.name());
+  }
+  if (any_dead) DropDead(graph, dead);
+  return folded;
+}
+
+}  // namespace passes
+}  // namespace graphrt
