@@ -1,6 +1,8 @@
 // FoldConstants (passes.h): nodes whose inputs are all constants run once at
-// load, through their own kernel, and become Consts.
+// load, through their own kernel, and become Consts. PruneConstantBranches:
+// an If of a constant condition becomes a call of the branch it takes.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -282,6 +284,75 @@ int FoldConstants(GraphDef* graph, WeightMap* weights, const KeepSet& keep,
   }
   if (any_dead) DropDead(graph, dead);
   return folded;
+}
+
+namespace {
+
+// TensorFlow's If rule for a condition value: a scalar bool as is, a
+// numeric scalar nonzero, a string scalar non-empty, any other shape
+// non-empty. nullopt for dtypes it does not read.
+std::optional<bool> Truth(const Tensor& t) {
+  if (t.rank() != 0) return t.num_elements() > 0;
+  switch (t.dtype()) {
+    case DType::kBool:
+      return t.data<bool>()[0];
+    case DType::kInt32:
+      return t.data<int32_t>()[0] != 0;
+    case DType::kInt64:
+      return t.data<int64_t>()[0] != 0;
+    case DType::kFloat32:
+      return t.data<float>()[0] != 0;
+    case DType::kFloat64:
+      return t.data<double>()[0] != 0;
+    case DType::kString:
+      return !t.data<std::string>()[0].empty();
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+int PruneConstantBranches(GraphDef* graph, const WeightMap& weights,
+                          const KeepSet& keep) {
+  std::optional<absl::flat_hash_map<std::string, int>> index;
+  int pruned = 0;
+  for (NodeDef& n : *graph->mutable_node()) {
+    const bool stateless = n.op() == "StatelessIf";
+    if ((!stateless && n.op() != "If") || n.input_size() < 1 ||
+        IsControl(n.input(0)) || OutputIndexOf(n.input(0)) != 0 ||
+        keep.contains(n.name())) {
+      continue;
+    }
+    if (!index.has_value()) index = IndexByName(*graph);
+    auto c = index->find(NameView(n.input(0)));
+    if (c == index->end() || c->second < 0) continue;
+    const NodeDef& cond = graph->node(c->second);
+    bool control = false;
+    for (const std::string& in : cond.input()) control |= IsControl(in);
+    if (cond.op() != "Const" || control) continue;
+    auto value = ConstValue(cond, weights);
+    if (!value.ok()) continue;
+    const std::optional<bool> truth = Truth(*value);
+    if (!truth.has_value()) continue;
+    auto branch = n.attr().find(*truth ? "then_branch" : "else_branch");
+    if (branch == n.attr().end() || !branch->second.has_func()) continue;
+    const tensorflow::NameAttrList f = branch->second.func();
+    // The condition stays an (ordering-only) control input: dropping the
+    // edge could leave its Const without readers, a new sink.
+    const std::string cond_input = absl::StrCat("^", cond.name());
+    n.mutable_input()->erase(n.mutable_input()->begin());
+    n.add_input(cond_input);
+    n.set_op(stateless ? "PartitionedCall" : "StatefulPartitionedCall");
+    auto& attrs = *n.mutable_attr();
+    for (const char* gone :
+         {"Tcond", "then_branch", "else_branch", "_lower_using_switch_merge"}) {
+      attrs.erase(gone);
+    }
+    *attrs["f"].mutable_func() = f;
+    ++pruned;
+  }
+  return pruned;
 }
 
 }  // namespace passes

@@ -489,6 +489,9 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   if (registry != nullptr && has({"Const"})) {
     stats.constants_folded = FoldConstants(graph, weights_in, keep, *registry);
   }
+  if (has({"If", "StatelessIf"})) {
+    stats.branches_pruned = PruneConstantBranches(graph, *weights_in, keep);
+  }
   // Each gate below is a necessary condition of its pass's pattern (the
   // ops the pass starts from, or an edge between them: HasEdge).
   const std::initializer_list<absl::string_view> kRawConvs = {

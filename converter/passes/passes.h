@@ -24,12 +24,22 @@
 //   nodes whose kernel fails to build or run (the error stays theirs at
 //   Graph::Build or Run), and values over 64 KiB larger than their inputs
 //   (a Fill of a scalar to a big shape: bytes for the model's lifetime
-//   against microseconds per Run). Consts that only folded nodes read go.
+//   against microseconds per Run). Consts that only folded nodes read go
+//   (feeding such a Const by name then changes nothing downstream, as with
+//   TensorFlow's grappler for feeds it was not told of).
 //   The TF.js converter folds constants itself (in the corpus only
 //   nanodet's 6 SparseToDense + AddV2 pairs are left); GraphDefs and
 //   SavedModels written by TensorFlow keep theirs. Runs after
 //   RemoveIdentities, before the fusions (a folded value may be a filter).
 //   Exact: the kernel that would have run computes the value.
+// * PruneConstantBranches (constant_folding.cc): an If / StatelessIf whose
+//   condition is a Const without control inputs (also one FoldConstants
+//   made) becomes a StatefulPartitionedCall / PartitionedCall of the branch
+//   TensorFlow's rule picks (a scalar bool as is, a numeric scalar nonzero,
+//   a string scalar non-empty, another shape non-empty), with the condition
+//   kept as a control input; the other branch is never compiled. v2 control
+//   flow only: v1 Switch / Merge frames are left to the dataflow executor.
+//   Runs right after FoldConstants.
 // * FoldConvScale (conv_folding.cc): a Conv2D / DepthwiseConv2dNative (NHWC,
 //   float32, a float32 weight as filter) whose only consumer is a Mul by a
 //   float32 constant with one value or one per output channel (dims 1 but
@@ -181,6 +191,7 @@ struct PassStats {
   int pool_activations_swapped = 0;  // MaxPool -> Relu as Relu -> MaxPool
   int depthwise_blocks_fused = 0;    // [1x1 ->] depthwise -> 1x1 chains
   int constants_folded = 0;          // nodes of constant inputs -> Consts
+  int branches_pruned = 0;           // If of a constant condition -> call
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -189,6 +200,8 @@ using KeepSet = absl::flat_hash_set<std::string>;
 int RemoveIdentities(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FoldConstants(tensorflow::GraphDef* graph, WeightMap* weights,
                   const KeepSet& keep, const OpRegistry& registry);
+int PruneConstantBranches(tensorflow::GraphDef* graph, const WeightMap& weights,
+                          const KeepSet& keep);
 int SinkTransposes(tensorflow::GraphDef* graph, const WeightMap& weights,
                    const KeepSet& keep);
 int FoldConvScale(tensorflow::GraphDef* graph, WeightMap* weights,

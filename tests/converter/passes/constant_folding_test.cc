@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "converter/passes/passes.h"
+#include "google/protobuf/text_format.h"
 #include "ops/builtin_ops.h"
+#include "runtime/function_library.h"
 #include "tests/converter/passes/pass_test_util.h"
 
 namespace graphrt::passes {
@@ -144,6 +146,170 @@ TEST(FoldConstantsTest, RunsInOptimizeInferenceGraphBeforeTheFusions) {
   EXPECT_EQ(CountOp(g, "_FusedConv2D"), 1);
   EXPECT_EQ(CountOp(g, "AddV2"), 0);
   EXPECT_TRUE(RunOnX(g, w, "out").IdenticalTo(before));
+}
+
+// If / StatelessIf of a constant condition: a call of the taken branch.
+constexpr char kBranches[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "double_fn"
+        input_arg { name: "x" type: DT_INT32 }
+        output_arg { name: "y" type: DT_INT32 }
+      }
+      node_def {
+        name: "y"
+        op: "AddV2"
+        input: "x"
+        input: "x"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "y" value: "y:z:0" }
+    }
+    function {
+      signature {
+        name: "negate_fn"
+        input_arg { name: "x" type: DT_INT32 }
+        output_arg { name: "y" type: DT_INT32 }
+      }
+      node_def {
+        name: "y"
+        op: "Neg"
+        input: "x"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "y" value: "y:y:0" }
+    }
+  }
+  node {
+    name: "n"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_INT32 }
+    }
+  }
+  node {
+    name: "yes"
+    op: "Const"
+    attr {
+      key: "dtype"
+      value { type: DT_BOOL }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_BOOL
+          tensor_shape {}
+          bool_val: true
+        }
+      }
+    }
+  }
+  node {
+    name: "zero"
+    op: "Const"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_FLOAT
+          tensor_shape {}
+          float_val: 0
+        }
+      }
+    }
+  }
+  node {
+    name: "a"
+    op: "StatelessIf"
+    input: "yes"
+    input: "n"
+    attr {
+      key: "then_branch"
+      value { func { name: "double_fn" } }
+    }
+    attr {
+      key: "else_branch"
+      value { func { name: "negate_fn" } }
+    }
+  }
+  node {
+    name: "b"
+    op: "If"
+    input: "zero"
+    input: "n"
+    attr {
+      key: "then_branch"
+      value { func { name: "double_fn" } }
+    }
+    attr {
+      key: "else_branch"
+      value { func { name: "negate_fn" } }
+    }
+  }
+  node {
+    name: "c"
+    op: "If"
+    input: "n"
+    input: "n"
+    attr {
+      key: "then_branch"
+      value { func { name: "double_fn" } }
+    }
+    attr {
+      key: "else_branch"
+      value { func { name: "negate_fn" } }
+    }
+  }
+)pb";
+
+std::vector<int32_t> RunBranches(const GraphDef& def, int32_t n) {
+  WeightMap weights;
+  ModelFunctionLibrary library(def.library(), &weights, &BuiltinOps());
+  auto g = Graph::Build(def, weights, BuiltinOps(), "graph", &library);
+  EXPECT_TRUE(g.ok()) << g.status();
+  if (!g.ok()) return {};
+  ResourceManager resources;
+  Executor exec(g->get(), &resources, nullptr);
+  auto ep = [&](const char* name) { return *(*g)->ResolveTensor(name); };
+  auto out = exec.Run({{ep("n"), Tensor::Scalar<int32_t>(n)}},
+                      {ep("a"), ep("b"), ep("c")});
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok()) return {};
+  return {(*out)[0].data<int32_t>()[0], (*out)[1].data<int32_t>()[0],
+          (*out)[2].data<int32_t>()[0]};
+}
+
+TEST(PruneConstantBranchesTest, ConstantConditionsCallTheirBranch) {
+  GraphDef def;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kBranches, &def));
+  EXPECT_EQ(RunBranches(def, 5), (std::vector<int32_t>{10, -5, 10}));
+  EXPECT_EQ(PruneConstantBranches(&def, {}, {}), 2);
+  const NodeDef& a = *Find(def, "a");
+  EXPECT_EQ(a.op(), "PartitionedCall");
+  EXPECT_EQ(a.attr().at("f").func().name(), "double_fn");
+  EXPECT_EQ(a.input_size(), 2);
+  EXPECT_EQ(a.input(0), "n");
+  EXPECT_EQ(a.input(1), "^yes");
+  EXPECT_FALSE(a.attr().contains("then_branch"));
+  const NodeDef& b = *Find(def, "b");
+  EXPECT_EQ(b.op(), "StatefulPartitionedCall");            // If is stateful
+  EXPECT_EQ(b.attr().at("f").func().name(), "negate_fn");  // 0.0 is false
+  EXPECT_EQ(Find(def, "c")->op(), "If");  // a fed condition stays
+  EXPECT_EQ(RunBranches(def, 5), (std::vector<int32_t>{10, -5, 10}));
+  EXPECT_EQ(RunBranches(def, 0), (std::vector<int32_t>{0, 0, 0}));
 }
 
 }  // namespace
