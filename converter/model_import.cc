@@ -1,5 +1,6 @@
 #include "converter/model_import.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "converter/asset_paths.h"
 #include "converter/passes/passes.h"
@@ -58,6 +59,30 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
   if (model.initializer.has_value()) {
     GRAPHRT_RETURN_IF_ERROR(ResolveTextFileAssets(
         model.model_dir, &*model.initializer, &model.weights));
+  }
+  // Const values a GraphDef or SavedModel carries in `value` attrs join the
+  // weights (decoded once; the attr's bytes go), so that the passes, which
+  // read constants from the weights, treat them as TF.js weights. A value
+  // that does not decode stays where it is, for Graph::Build to report. The
+  // weights are one namespace for the initializer and the function bodies
+  // too, which read a weight of a Const's name first: names that also name
+  // a node there keep their attr.
+  absl::flat_hash_set<std::string> elsewhere;
+  if (model.initializer.has_value()) {
+    for (const auto& n : model.initializer->node()) elsewhere.insert(n.name());
+  }
+  for (const auto& f : model.topology.library().function()) {
+    for (const auto& n : f.node_def()) elsewhere.insert(n.name());
+  }
+  for (tensorflow::NodeDef& node : *model.topology.mutable_node()) {
+    if (node.op() != "Const" || model.weights.contains(node.name()) ||
+        !node.attr().contains("value") || elsewhere.contains(node.name())) {
+      continue;
+    }
+    auto value = ConstValue(node, model.weights);
+    if (!value.ok()) continue;
+    model.weights.emplace(node.name(), *std::move(value));
+    node.mutable_attr()->erase("value");
   }
   {
     // Load-time rewrites (converter/passes/passes.h); signature names stay.
