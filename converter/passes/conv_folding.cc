@@ -207,6 +207,149 @@ int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
   return folded;
 }
 
+namespace {
+
+// A float32 Const weight of shape [n].
+const Tensor* Vector(const GraphDef& g,
+                     const absl::flat_hash_map<std::string, int>& index,
+                     const std::string& input, int64_t n,
+                     const WeightMap& weights) {
+  if (IsControl(input) || OutputIndexOf(input) != 0) return nullptr;
+  auto it = index.find(NameView(input));
+  if (it == index.end() || it->second < 0) return nullptr;
+  const Tensor* t = FloatWeight(g.node(it->second), weights);
+  return t != nullptr && t->rank() == 1 && t->dim(0) == n ? t : nullptr;
+}
+
+bool IsInferenceBatchNorm(const NodeDef& n) {
+  if (n.op() != "FusedBatchNorm" && n.op() != "FusedBatchNormV2" &&
+      n.op() != "FusedBatchNormV3") {
+    return false;
+  }
+  auto training = n.attr().find("is_training");  // TF's default: true
+  return training != n.attr().end() && !training->second.b() && IsNhwc(n) &&
+         TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT) &&
+         TypeIsOrAbsent(n, "U", tensorflow::DT_FLOAT) && NumDataInputs(n) == 5;
+}
+
+}  // namespace
+
+int FoldBatchNorm(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
+  const auto uses = CountUses(*graph);
+  auto index = IndexByName(*graph);
+  std::vector<bool> dead(graph->node_size(), false);
+  std::vector<bool> rewritten(graph->node_size(), false);
+  std::vector<NodeDef> added;
+  int folded = 0;
+  for (int ci = 0; ci < graph->node_size(); ++ci) {
+    NodeDef& conv = *graph->mutable_node(ci);
+    const bool depthwise = conv.op() == "DepthwiseConv2dNative";
+    if ((conv.op() != "Conv2D" && !depthwise) || NumDataInputs(conv) != 2 ||
+        IsControl(conv.input(1)) || OutputIndexOf(conv.input(1)) != 0 ||
+        !IsNhwc(conv) || !TypeIsOrAbsent(conv, "T", tensorflow::DT_FLOAT) ||
+        keep.contains(conv.name())) {
+      continue;
+    }
+    auto u = uses.find(conv.name());
+    if (u == uses.end() || u->second.data != 1 || u->second.control != 0) {
+      continue;
+    }
+    auto fi_it = index.find(NameView(conv.input(1)));
+    if (fi_it == index.end() || fi_it->second < 0) continue;
+    const Tensor* filter = FloatWeight(graph->node(fi_it->second), *weights);
+    if (filter == nullptr || filter->rank() != 4) continue;
+    const int64_t channels =
+        depthwise ? filter->dim(2) * filter->dim(3) : filter->dim(3);
+    const int bi = u->second.consumers[0];
+    const NodeDef& bn = graph->node(bi);
+    if (rewritten[bi] || !IsInferenceBatchNorm(bn) ||
+        NameView(bn.input(0)) != conv.name() ||
+        OutputIndexOf(bn.input(0)) != 0) {
+      continue;
+    }
+    // Only y (output 0) may be read: the batch statistics outputs have no
+    // node to come from once the batch norm is a bias.
+    bool statistics_read = false;
+    if (auto bu = uses.find(bn.name()); bu != uses.end()) {
+      for (int c : bu->second.consumers) {
+        for (const std::string& in : graph->node(c).input()) {
+          statistics_read |= !IsControl(in) && NameView(in) == bn.name() &&
+                             OutputIndexOf(in) != 0;
+        }
+      }
+    }
+    const Tensor* scale =
+        Vector(*graph, index, bn.input(1), channels, *weights);
+    const Tensor* offset =
+        Vector(*graph, index, bn.input(2), channels, *weights);
+    const Tensor* mean = Vector(*graph, index, bn.input(3), channels, *weights);
+    const Tensor* var = Vector(*graph, index, bn.input(4), channels, *weights);
+    if (statistics_read || scale == nullptr || offset == nullptr ||
+        mean == nullptr || var == nullptr) {
+      continue;
+    }
+    auto eps_attr = bn.attr().find("epsilon");
+    const float epsilon =
+        eps_attr == bn.attr().end() ? 1e-4f : eps_attr->second.f();  // TF's
+    // y = (conv - mean) * s + offset with s = scale / sqrt(var + epsilon),
+    // TensorFlow's inference form: conv(x, w * s) + (offset - mean * s).
+    absl::StatusOr<Tensor> scaled =
+        Tensor::AllocateUninitialized(DType::kFloat32, filter->shape());
+    absl::StatusOr<Tensor> bias =
+        Tensor::AllocateUninitialized(DType::kFloat32, Shape({channels}));
+    if (!scaled.ok() || !bias.ok()) continue;
+    std::vector<float> s(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      s[c] =
+          scale->data<float>()[c] / std::sqrt(var->data<float>()[c] + epsilon);
+      bias->mutable_data<float>()[c] =
+          offset->data<float>()[c] - mean->data<float>()[c] * s[c];
+    }
+    // HWIO and HWCM filters both end in the output channel (c * M + m).
+    const float* w = filter->data<float>();
+    float* out = scaled->mutable_data<float>();
+    for (int64_t i = 0; i < filter->num_elements(); ++i) {
+      out[i] = w[i] * s[i % channels];
+    }
+    const std::string filter_name =
+        AddWeightConst(absl::StrCat(bn.name(), "/_bn_filter"),
+                       graph->node(fi_it->second).device(), *std::move(scaled),
+                       &index, weights, &added);
+    const std::string bias_name =
+        AddWeightConst(absl::StrCat(bn.name(), "/_bn_bias"), bn.device(),
+                       *std::move(bias), &index, weights, &added);
+    conv.set_input(1, filter_name);
+    NodeDef node;
+    node.set_name(bn.name());
+    node.set_op("BiasAdd");
+    node.set_device(bn.device());
+    node.add_input(conv.name());
+    node.add_input(bias_name);
+    for (const std::string& in : bn.input()) {
+      if (IsControl(in)) node.add_input(in);
+    }
+    (*node.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+    (*node.mutable_attr())["data_format"].set_s("NHWC");
+    *graph->mutable_node(bi) = std::move(node);
+    rewritten[bi] = true;
+    ++folded;
+  }
+  if (folded == 0) return 0;
+  // Consts (old filters, batch-norm parameters) only the rewritten nodes
+  // read go: left in, they would be new sinks.
+  const auto after = CountUses(*graph);
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const NodeDef& n = graph->node(i);
+    if (n.op() == "Const" && !keep.contains(n.name()) &&
+        uses.contains(n.name()) && !after.contains(n.name())) {
+      dead[i] = true;
+    }
+  }
+  DropDead(graph, dead);
+  for (NodeDef& c : added) *graph->add_node() = std::move(c);
+  return folded;
+}
+
 int FuseReluClip(GraphDef* graph, const WeightMap& weights,
                  const KeepSet& keep) {
   const auto uses = CountUses(*graph);

@@ -499,6 +499,13 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   if (has(kRawConvs) && has({"Mul"}) && HasEdge(*graph, kRawConvs, {"Mul"})) {
     stats.conv_scales_folded = FoldConvScale(graph, weights_in, keep);
   }
+  const std::initializer_list<absl::string_view> kBatchNorms = {
+      "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"};
+  if (has(kRawConvs) && has(kBatchNorms) &&
+      HasEdge(*graph, kRawConvs, kBatchNorms)) {
+    stats.batch_norms_folded = FoldBatchNorm(graph, weights_in, keep);
+    if (stats.batch_norms_folded > 0) ops.insert("BiasAdd");
+  }
   if (has(kRawConvs) && has({"BiasAdd", "Add", "AddV2"}) &&
       HasEdge(*graph, kRawConvs, {"BiasAdd", "Add", "AddV2"})) {
     stats.convs_fused = FuseConvBiasActivation(graph, weights, keep);

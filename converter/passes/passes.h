@@ -50,6 +50,16 @@
 //   rounding: conv(x, w * s) instead of conv(x, w) * s, as TensorFlow's
 //   grappler does (constant folding's MulConvPushDown); values differ by an
 //   ulp or so per product. Runs before FuseConvBiasActivation.
+// * FoldBatchNorm (conv_folding.cc): a Conv2D / DepthwiseConv2dNative (NHWC,
+//   float32, a float32 weight as filter) whose only consumer is a
+//   FusedBatchNorm / V2 / V3 with is_training false (explicitly: TF's
+//   default is true), NHWC, float32, constant [out_channels] scale, offset,
+//   mean and variance, and only its output y read, becomes that convolution
+//   on a new filter w * s plus a BiasAdd of offset - mean * s named like the
+//   batch norm, s = scale / sqrt(variance + epsilon): TensorFlow's frozen
+//   inference graphs (the TF.js converter folds these itself), which
+//   FuseConvBiasActivation then fuses. Moves roundings as FoldConvScale
+//   does. Runs after FoldConvScale.
 // * FuseConvBiasActivation: Conv2D / DepthwiseConv2dNative (NHWC, float32,
 //   constant filter) whose only consumer is BiasAdd / Add / AddV2 with a
 //   constant float32 [out_channels] operand, optionally followed by Relu /
@@ -192,6 +202,7 @@ struct PassStats {
   int depthwise_blocks_fused = 0;    // [1x1 ->] depthwise -> 1x1 chains
   int constants_folded = 0;          // nodes of constant inputs -> Consts
   int branches_pruned = 0;           // If of a constant condition -> call
+  int batch_norms_folded = 0;        // inference FusedBatchNorm into a conv
 };
 
 // Node names the passes must keep (fetchable / feedable by name).
@@ -205,6 +216,8 @@ int PruneConstantBranches(tensorflow::GraphDef* graph, const WeightMap& weights,
 int SinkTransposes(tensorflow::GraphDef* graph, const WeightMap& weights,
                    const KeepSet& keep);
 int FoldConvScale(tensorflow::GraphDef* graph, WeightMap* weights,
+                  const KeepSet& keep);
+int FoldBatchNorm(tensorflow::GraphDef* graph, WeightMap* weights,
                   const KeepSet& keep);
 int FuseConvPrelu(tensorflow::GraphDef* graph, WeightMap* weights,
                   const KeepSet& keep);

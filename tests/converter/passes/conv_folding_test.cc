@@ -364,3 +364,69 @@ TEST(FuseConvPreluTest, LeavesOtherPrelus) {
 
 }  // namespace
 }  // namespace graphrt::passes
+
+namespace graphrt::passes {
+namespace {
+
+using namespace ::graphrt::passes::test_util;  // NOLINT: test helpers
+
+// x [1,4,5,3] -> conv -> FusedBatchNormV3(scale, offset, mean, variance)
+// -> Relu -> out, inference mode; regular ([3,3,3,4]) or depthwise
+// ([3,3,3,2], 6 channels).
+struct BatchNormedConv {
+  GraphDef g;
+  WeightMap w;
+  NodeDef* bn;
+  explicit BatchNormedConv(bool depthwise) {
+    const int64_t channels = depthwise ? 6 : 4;
+    Add(&g, "x", "Placeholder", {});
+    Weight(&g, &w, "filter",
+           depthwise ? Shape({3, 3, 3, 2}) : Shape({3, 3, 3, 4}));
+    Weight(&g, &w, "gamma", Shape({channels}), 0.3f);
+    Weight(&g, &w, "beta", Shape({channels}), 0.2f);
+    Weight(&g, &w, "mean", Shape({channels}), 0.1f);
+    Weight(&g, &w, "variance", Shape({channels}), 0.05f);
+    for (float& v : w["variance"].mutable_span<float>())
+      v = std::fabs(v) + 0.2f;
+    ConvAttrs(Add(&g, "conv", depthwise ? "DepthwiseConv2dNative" : "Conv2D",
+                  {"x", "filter"}));
+    bn = Add(&g, "bn", "FusedBatchNormV3",
+             {"conv", "gamma", "beta", "mean", "variance"});
+    (*bn->mutable_attr())["U"].set_type(tensorflow::DT_FLOAT);
+    (*bn->mutable_attr())["epsilon"].set_f(0.001f);
+    (*bn->mutable_attr())["is_training"].set_b(false);
+    (*bn->mutable_attr())["data_format"].set_s("NHWC");
+    Add(&g, "out", "Relu", {"bn"});
+  }
+};
+
+TEST(FoldBatchNormTest, BecomesOneFusedConvolution) {
+  for (bool depthwise : {false, true}) {
+    BatchNormedConv m(depthwise);
+    const Tensor before = RunOnX(m.g, m.w, "out");
+    const PassStats stats = OptimizeInferenceGraph(&m.g, &m.w, {"out"});
+    EXPECT_EQ(stats.batch_norms_folded, 1) << depthwise;
+    EXPECT_EQ(CountOp(m.g, "FusedBatchNormV3"), 0);
+    EXPECT_EQ(
+        CountOp(m.g, depthwise ? "FusedDepthwiseConv2dNative" : "_FusedConv2D"),
+        1);
+    for (const char* gone : {"filter", "gamma", "beta", "mean", "variance"}) {
+      EXPECT_EQ(Find(m.g, gone), nullptr) << gone;  // no new sinks
+    }
+    ExpectNear(RunOnX(m.g, m.w, "out"), before);
+  }
+}
+
+TEST(FoldBatchNormTest, LeavesTrainingModeAndReadStatistics) {
+  BatchNormedConv training(false);
+  training.bn->mutable_attr()->erase("is_training");  // TF's default: true
+  EXPECT_EQ(FoldBatchNorm(&training.g, &training.w, {}), 0);
+  BatchNormedConv statistics(false);
+  Add(&statistics.g, "mean_out", "Neg", {"bn:1"});
+  EXPECT_EQ(FoldBatchNorm(&statistics.g, &statistics.w, {}), 0);
+  BatchNormedConv kept(false);
+  EXPECT_EQ(FoldBatchNorm(&kept.g, &kept.w, {"conv"}), 0);
+}
+
+}  // namespace
+}  // namespace graphrt::passes
