@@ -165,20 +165,26 @@ inline bool RunsSequentially() {
 
 namespace parallel_internal {
 
-// ParallelFor on a host's job system: at most 4 chunks per job thread, each
-// of at least `grain` elements, every chunk under the caller's context
-// (which carries the job system to nested loops).
+// ParallelFor on a host's job system, every chunk under the caller's
+// context (which carries the job system to nested loops). A range of at
+// most `grain` elements runs inline; a larger one is cut into whole rounds
+// of the job system's threads where it can: a multiple of the concurrency
+// (3 chunks of a grain on 2 threads would take two rounds, the second half
+// idle; 4 of 3/4 grain take one), but chunks of no less than half a grain
+// (as oneTBB's halving splits) and at most 4 per thread.
 template <typename Fn>
 void JobSystemParallelFor(JobSystem& jobs, int64_t begin, int64_t end,
                           int64_t grain, const Fn& fn) {
-  const int concurrency = jobs.concurrency();
+  const int64_t concurrency = std::max(1, jobs.concurrency());
   const int64_t n = end - begin;
-  const int64_t wanted = std::min<int64_t>(
-      (n + grain - 1) / grain, 4 * int64_t{std::max(1, concurrency)});
-  if (concurrency <= 1 || wanted <= 1) {
+  const int64_t grains = (n + grain - 1) / grain;
+  if (concurrency <= 1 || grains <= 1) {
     fn(begin, end);
     return;
   }
+  const int64_t rounds = (grains + concurrency - 1) / concurrency;
+  const int64_t wanted =
+      std::min({rounds * concurrency, 2 * grains, 4 * concurrency, n});
   const int64_t step = (n + wanted - 1) / wanted;
   const int64_t chunks = (n + step - 1) / step;
   const ThreadContext context = CurrentThreadContext();

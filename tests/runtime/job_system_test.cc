@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -39,6 +41,32 @@ TEST(JobSystemTest, ParallelForHandsEveryChunkToTheHost) {
   EXPECT_EQ(pool.calls(), 1);
   // 4 chunks per thread of the pool's 4 (3 workers + the caller).
   EXPECT_EQ(pool.jobs_on_workers() + pool.jobs_on_callers(), 16);
+}
+
+// Chunk sizes for (range, grain) on a host of `workers` + 1 threads.
+std::vector<int64_t> Chunks(int workers, int64_t n, int64_t grain) {
+  HostJobPool pool(workers);
+  std::mutex mu;
+  std::vector<int64_t> sizes;
+  ScopedThreadContext scope(ThreadContext{.job_system = &pool});
+  ParallelFor(0, n, grain, [&](int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> lock(mu);
+    sizes.push_back(e - b);
+  });
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+TEST(JobSystemTest, CutsWholeRoundsOfAtLeastHalfAGrain) {
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(Chunks(1, 100, 100), V({100}));  // one grain: inline
+  EXPECT_EQ(Chunks(1, 150, 100), V({75, 75}));
+  // 3 grains on 2 threads: 4 chunks (2 rounds of 2), not 3.
+  EXPECT_EQ(Chunks(1, 300, 100), V({75, 75, 75, 75}));
+  // 2 grains on 8 threads: 4 chunks of half a grain, not 8 of a quarter.
+  EXPECT_EQ(Chunks(7, 200, 100), V({50, 50, 50, 50}));
+  // Many grains: 4 chunks per thread.
+  EXPECT_EQ(Chunks(1, 10000, 100).size(), 8u);
 }
 
 TEST(JobSystemTest, SmallLoopsAndOneThreadStayOnTheCaller) {
