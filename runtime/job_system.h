@@ -32,10 +32,10 @@
 // chunks, pooling, resize, large lookups) is handed to the job system. Most
 // of the 2-thread speed-up of one Run is intra-op: on a host pool of 2
 // threads whose idle worker polls briefly before it sleeps
-// (tests/runtime/host_job_pool.h), handdetect, handtrack and mobilefacenet
-// run as fast as on the arena, selfie and movenet-lightning 6-9% slower,
-// blazeface 22% (bench/RESULTS.md, "A host's job system": the arena also
-// runs ready nodes side by side and splits loops adaptively); a pool whose
+// (tests/runtime/host_job_pool.h), handdetect, handtrack, mobilefacenet and
+// selfie run as fast as on the arena, movenet-lightning and blazeface 4-5%
+// slower (bench/RESULTS.md, "A host's job system": the arena also runs
+// ready nodes side by side and splits loops adaptively); a pool whose
 // workers sleep on a condition variable at once pays a wake-up per loop
 // (~100 per Run) and loses more. Results are bitwise identical to
 // threads = 1 and to the oneTBB arena, whatever the host's concurrency.

@@ -198,9 +198,10 @@ void JobSystemParallelFor(JobSystem& jobs, int64_t begin, int64_t end,
 }  // namespace parallel_internal
 
 // Calls fn(chunk_begin, chunk_end) over [begin, end) in chunks of at least
-// `grain` (>= 1) elements on the current oneTBB arena (or the host's job
-// system the thread's context carries), and returns when all chunks are
-// done. fn must be callable concurrently. Inside a ScopedSequential: one
+// `grain` (>= 1) elements on the current oneTBB arena, or of at least half a
+// grain on the host's job system the thread's context carries (whole rounds
+// of its threads, JobSystemParallelFor above), and returns when all chunks
+// are done. fn must be callable concurrently. Inside a ScopedSequential: one
 // call fn(begin, end) on this thread.
 template <typename Fn>
 void ParallelFor(int64_t begin, int64_t end, int64_t grain, const Fn& fn) {

@@ -1,4 +1,4 @@
-// FoldConvScale, FuseConvPrelu and FuseReluClip (passes.h).
+// FoldConvScale, FoldBatchNorm, FuseConvPrelu and FuseReluClip (passes.h).
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -97,6 +97,60 @@ bool AllFinite(const Tensor& t) {
   return true;
 }
 
+// A Conv2D / DepthwiseConv2dNative (NHWC, float32, not kept) whose filter
+// is a rank-4 float32 weight Const and whose output has one data reader and
+// no control readers: a convolution a following per-channel op can fold
+// into.
+struct RawConv {
+  int filter_index;  // the filter Const's node
+  const Tensor* filter;
+  int64_t channels;  // output channels (depthwise: in * multiplier)
+  int reader;        // the node reading the output
+};
+
+std::optional<RawConv> MatchRawConv(
+    const GraphDef& graph, int ci,
+    const absl::flat_hash_map<std::string, Uses>& uses,
+    const absl::flat_hash_map<std::string, int>& index,
+    const WeightMap& weights, const KeepSet& keep) {
+  const NodeDef& conv = graph.node(ci);
+  const bool depthwise = conv.op() == "DepthwiseConv2dNative";
+  if ((conv.op() != "Conv2D" && !depthwise) || NumDataInputs(conv) != 2 ||
+      IsControl(conv.input(1)) || OutputIndexOf(conv.input(1)) != 0 ||
+      !IsNhwc(conv) || !TypeIsOrAbsent(conv, "T", tensorflow::DT_FLOAT) ||
+      keep.contains(conv.name())) {
+    return std::nullopt;
+  }
+  auto u = uses.find(conv.name());
+  if (u == uses.end() || u->second.data != 1 || u->second.control != 0) {
+    return std::nullopt;
+  }
+  // -1: a filter a pass added in this scan (appended after it).
+  auto fi = index.find(NameView(conv.input(1)));
+  if (fi == index.end() || fi->second < 0) return std::nullopt;
+  const Tensor* filter = FloatWeight(graph.node(fi->second), weights);
+  if (filter == nullptr || filter->rank() != 4) return std::nullopt;
+  return RawConv{fi->second, filter,
+                 depthwise ? filter->dim(2) * filter->dim(3) : filter->dim(3),
+                 u->second.consumers[0]};
+}
+
+// `filter` with output channel c scaled by s[c]: HWIO and HWCM filters
+// both end in the output channel (c * M + m).
+absl::StatusOr<Tensor> ScaledFilter(const Tensor& filter,
+                                    const std::vector<float>& s) {
+  absl::StatusOr<Tensor> scaled =
+      Tensor::AllocateUninitialized(DType::kFloat32, filter.shape());
+  if (!scaled.ok()) return scaled;
+  const float* w = filter.data<float>();
+  float* out = scaled->mutable_data<float>();
+  const int64_t channels = static_cast<int64_t>(s.size());
+  for (int64_t i = 0; i < filter.num_elements(); ++i) {
+    out[i] = w[i] * s[i % channels];
+  }
+  return scaled;
+}
+
 }  // namespace
 
 int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
@@ -106,29 +160,14 @@ int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
   std::vector<NodeDef> added;
   int folded = 0;
   for (int ci = 0; ci < graph->node_size(); ++ci) {
+    if (dead[ci]) continue;
+    // Indices, not iterators: `index` grows below.
+    const std::optional<RawConv> raw =
+        MatchRawConv(*graph, ci, uses, index, *weights, keep);
+    if (!raw.has_value()) continue;
     const NodeDef& conv = graph->node(ci);
-    const bool depthwise = conv.op() == "DepthwiseConv2dNative";
-    if ((conv.op() != "Conv2D" && !depthwise) || dead[ci] ||
-        NumDataInputs(conv) != 2 || IsControl(conv.input(1)) ||
-        OutputIndexOf(conv.input(1)) != 0 || !IsNhwc(conv) ||
-        !TypeIsOrAbsent(conv, "T", tensorflow::DT_FLOAT) ||
-        keep.contains(conv.name())) {
-      continue;
-    }
-    auto u = uses.find(conv.name());
-    if (u == uses.end() || u->second.data != 1 || u->second.control != 0) {
-      continue;
-    }
-    // Indices, not iterators: `index` grows below. -1: a filter folded
-    // above (its Const is appended at the end).
-    auto fi_it = index.find(NameView(conv.input(1)));
-    if (fi_it == index.end() || fi_it->second < 0) continue;
-    const int fi = fi_it->second;
-    const Tensor* filter = FloatWeight(graph->node(fi), *weights);
-    if (filter == nullptr || filter->rank() != 4) continue;
-    const int64_t out_channels =
-        depthwise ? filter->dim(2) * filter->dim(3) : filter->dim(3);
-    const int mi = u->second.consumers[0];
+    const int64_t out_channels = raw->channels;
+    const int mi = raw->reader;
     const NodeDef& mul = graph->node(mi);
     if (dead[mi] || mul.op() != "Mul" || NumDataInputs(mul) != 2 ||
         IsControl(mul.input(1)) ||
@@ -164,17 +203,12 @@ int FoldConvScale(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
     } else {
       continue;
     }
-    absl::StatusOr<Tensor> scaled =
-        Tensor::AllocateUninitialized(DType::kFloat32, filter->shape());
+    absl::StatusOr<Tensor> scaled = ScaledFilter(*raw->filter, scale);
     if (!scaled.ok()) continue;
-    // HWIO and HWCM filters both end in the output channel (c * M + m).
-    const float* w = filter->data<float>();
-    float* out = scaled->mutable_data<float>();
-    const int64_t n = filter->num_elements();
-    for (int64_t i = 0; i < n; ++i) out[i] = w[i] * scale[i % out_channels];
-    const std::string filter_name = AddWeightConst(
-        absl::StrCat(mul.name(), "/_scaled_filter"), graph->node(fi).device(),
-        *std::move(scaled), &index, weights, &added);
+    const std::string filter_name =
+        AddWeightConst(absl::StrCat(mul.name(), "/_scaled_filter"),
+                       graph->node(raw->filter_index).device(),
+                       *std::move(scaled), &index, weights, &added);
 
     NodeDef node = conv;
     node.set_name(mul.name());
@@ -242,25 +276,12 @@ int FoldBatchNorm(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
   std::vector<NodeDef> added;
   int folded = 0;
   for (int ci = 0; ci < graph->node_size(); ++ci) {
-    NodeDef& conv = *graph->mutable_node(ci);
-    const bool depthwise = conv.op() == "DepthwiseConv2dNative";
-    if ((conv.op() != "Conv2D" && !depthwise) || NumDataInputs(conv) != 2 ||
-        IsControl(conv.input(1)) || OutputIndexOf(conv.input(1)) != 0 ||
-        !IsNhwc(conv) || !TypeIsOrAbsent(conv, "T", tensorflow::DT_FLOAT) ||
-        keep.contains(conv.name())) {
-      continue;
-    }
-    auto u = uses.find(conv.name());
-    if (u == uses.end() || u->second.data != 1 || u->second.control != 0) {
-      continue;
-    }
-    auto fi_it = index.find(NameView(conv.input(1)));
-    if (fi_it == index.end() || fi_it->second < 0) continue;
-    const Tensor* filter = FloatWeight(graph->node(fi_it->second), *weights);
-    if (filter == nullptr || filter->rank() != 4) continue;
-    const int64_t channels =
-        depthwise ? filter->dim(2) * filter->dim(3) : filter->dim(3);
-    const int bi = u->second.consumers[0];
+    const std::optional<RawConv> raw =
+        MatchRawConv(*graph, ci, uses, index, *weights, keep);
+    if (!raw.has_value()) continue;
+    const int64_t channels = raw->channels;
+    const int bi = raw->reader;
+    const NodeDef& conv = graph->node(ci);
     const NodeDef& bn = graph->node(bi);
     if (rewritten[bi] || !IsInferenceBatchNorm(bn) ||
         NameView(bn.input(0)) != conv.name() ||
@@ -293,11 +314,9 @@ int FoldBatchNorm(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
         eps_attr == bn.attr().end() ? 1e-4f : eps_attr->second.f();  // TF's
     // y = (conv - mean) * s + offset with s = scale / sqrt(var + epsilon),
     // TensorFlow's inference form: conv(x, w * s) + (offset - mean * s).
-    absl::StatusOr<Tensor> scaled =
-        Tensor::AllocateUninitialized(DType::kFloat32, filter->shape());
     absl::StatusOr<Tensor> bias =
         Tensor::AllocateUninitialized(DType::kFloat32, Shape({channels}));
-    if (!scaled.ok() || !bias.ok()) continue;
+    if (!bias.ok()) continue;
     std::vector<float> s(channels);
     for (int64_t c = 0; c < channels; ++c) {
       s[c] =
@@ -305,20 +324,16 @@ int FoldBatchNorm(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
       bias->mutable_data<float>()[c] =
           offset->data<float>()[c] - mean->data<float>()[c] * s[c];
     }
-    // HWIO and HWCM filters both end in the output channel (c * M + m).
-    const float* w = filter->data<float>();
-    float* out = scaled->mutable_data<float>();
-    for (int64_t i = 0; i < filter->num_elements(); ++i) {
-      out[i] = w[i] * s[i % channels];
-    }
+    absl::StatusOr<Tensor> scaled = ScaledFilter(*raw->filter, s);
+    if (!scaled.ok()) continue;
     const std::string filter_name =
         AddWeightConst(absl::StrCat(bn.name(), "/_bn_filter"),
-                       graph->node(fi_it->second).device(), *std::move(scaled),
-                       &index, weights, &added);
+                       graph->node(raw->filter_index).device(),
+                       *std::move(scaled), &index, weights, &added);
     const std::string bias_name =
         AddWeightConst(absl::StrCat(bn.name(), "/_bn_bias"), bn.device(),
                        *std::move(bias), &index, weights, &added);
-    conv.set_input(1, filter_name);
+    graph->mutable_node(ci)->set_input(1, filter_name);
     NodeDef node;
     node.set_name(bn.name());
     node.set_op("BiasAdd");

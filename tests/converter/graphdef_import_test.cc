@@ -16,6 +16,7 @@
 #include "proto/graph.pb.h"
 #include "runtime/executor.h"
 #include "runtime/resource.h"
+#include "tests/value_const.h"
 
 namespace graphrt {
 namespace {
@@ -35,26 +36,6 @@ NodeDef* AddNode(GraphDef* g, const std::string& name, const std::string& op,
   return n;
 }
 
-// A float Const of `dims` whose values sit in its `value` attr
-// (tensor_content), uniform in [-1, 1).
-void ValueConst(GraphDef* g, const std::string& name, std::vector<int64_t> dims,
-                std::mt19937* rng) {
-  NodeDef* n = AddNode(g, name, "Const", {});
-  (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  auto* t = (*n->mutable_attr())["value"].mutable_tensor();
-  t->set_dtype(tensorflow::DT_FLOAT);
-  int64_t count = 1;
-  for (int64_t d : dims) {
-    t->mutable_tensor_shape()->add_dim()->set_size(d);
-    count *= d;
-  }
-  std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<float> v(count);
-  for (float& x : v) x = u(*rng);
-  t->set_tensor_content(std::string(reinterpret_cast<const char*>(v.data()),
-                                    v.size() * sizeof(float)));
-}
-
 // x [1, 8, 8, 4] -> Conv2D 3x3 (4 -> 8) -> Mul(scale [8]) -> BiasAdd(b0 +
 // b1) -> Relu (Keras' unfused batch norm).
 GraphDef ConvGraph() {
@@ -62,10 +43,10 @@ GraphDef ConvGraph() {
   GraphDef g;
   NodeDef* x = AddNode(&g, "x", "Placeholder", {});
   (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  ValueConst(&g, "w", {3, 3, 4, 8}, &rng);
-  ValueConst(&g, "b0", {8}, &rng);
-  ValueConst(&g, "b1", {8}, &rng);
-  ValueConst(&g, "scale", {8}, &rng);
+  test_util::AddRandomValueConst(&g, "w", {3, 3, 4, 8}, 1.0f, &rng);
+  test_util::AddRandomValueConst(&g, "b0", {8}, 1.0f, &rng);
+  test_util::AddRandomValueConst(&g, "b1", {8}, 1.0f, &rng);
+  test_util::AddRandomValueConst(&g, "scale", {8}, 1.0f, &rng);
   AddNode(&g, "bias", "AddV2", {"b0", "b1"});
   NodeDef* conv = AddNode(&g, "conv", "Conv2D", {"x", "w"});
   for (int i = 0; i < 4; ++i) {

@@ -19,6 +19,7 @@
 #include "runtime/model.h"
 #include "runtime/parallel.h"
 #include "tests/runtime/host_job_pool.h"
+#include "tests/value_const.h"
 
 namespace graphrt {
 namespace {
@@ -136,25 +137,6 @@ void SetInts(tensorflow::NodeDef* n, const std::string& attr,
   for (int64_t x : v) list->add_i(x);
 }
 
-// A float Const of `dims` with values uniform in [-scale, scale).
-void AddRandomConst(tensorflow::GraphDef* g, const std::string& name,
-                    std::vector<int64_t> dims, float scale, std::mt19937* rng) {
-  tensorflow::NodeDef* n = AddNode(g, name, "Const");
-  (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  auto* t = (*n->mutable_attr())["value"].mutable_tensor();
-  t->set_dtype(tensorflow::DT_FLOAT);
-  int64_t count = 1;
-  for (int64_t d : dims) {
-    t->mutable_tensor_shape()->add_dim()->set_size(d);
-    count *= d;
-  }
-  std::uniform_real_distribution<float> u(-scale, scale);
-  std::vector<float> v(count);
-  for (float& x : v) x = u(*rng);
-  t->set_tensor_content(std::string(reinterpret_cast<const char*>(v.data()),
-                                    v.size() * sizeof(float)));
-}
-
 void AddConv(tensorflow::GraphDef* g, const std::string& name,
              const std::string& op, const std::string& in,
              const std::string& filter, int stride) {
@@ -173,10 +155,10 @@ std::string WriteConvModel() {
   tensorflow::GraphDef g;
   tensorflow::NodeDef* x = AddNode(&g, "x", "Placeholder");
   (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  AddRandomConst(&g, "f1", {3, 3, 16, 32}, 0.2f, &rng);
-  AddRandomConst(&g, "b1", {32}, 0.1f, &rng);
-  AddRandomConst(&g, "dw", {3, 3, 32, 1}, 0.5f, &rng);
-  AddRandomConst(&g, "f2", {1, 1, 32, 48}, 0.3f, &rng);
+  test_util::AddRandomValueConst(&g, "f1", {3, 3, 16, 32}, 0.2f, &rng);
+  test_util::AddRandomValueConst(&g, "b1", {32}, 0.1f, &rng);
+  test_util::AddRandomValueConst(&g, "dw", {3, 3, 32, 1}, 0.5f, &rng);
+  test_util::AddRandomValueConst(&g, "f2", {1, 1, 32, 48}, 0.3f, &rng);
   AddConv(&g, "conv1", "Conv2D", "x", "f1", 1);
   SetFloat(AddNode(&g, "bias1", "BiasAdd", {"conv1", "b1"}));
   SetFloat(AddNode(&g, "relu1", "Relu", {"bias1"}));
