@@ -492,6 +492,12 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   if (has({"If", "StatelessIf"})) {
     stats.branches_pruned = PruneConstantBranches(graph, *weights_in, keep);
   }
+  if (has({"Switch"})) {
+    stats.switches_pruned = PruneDeadSwitches(graph, *weights_in, keep);
+    if (stats.switches_pruned > 0) {
+      stats.identities_removed += RemoveIdentities(graph, keep);
+    }
+  }
   // Each gate below is a necessary condition of its pass's pattern (the
   // ops the pass starts from, or an edge between them: HasEdge).
   const std::initializer_list<absl::string_view> kRawConvs = {

@@ -38,8 +38,23 @@
 //   TensorFlow's rule picks (a scalar bool as is, a numeric scalar nonzero,
 //   a string scalar non-empty, another shape non-empty), with the condition
 //   kept as a control input; the other branch is never compiled. v2 control
-//   flow only: v1 Switch / Merge frames are left to the dataflow executor.
-//   Runs right after FoldConstants.
+//   flow only (v1: PruneDeadSwitches). Runs right after FoldConstants.
+// * PruneDeadSwitches (switch_pruning.cc): a v1 Switch whose predicate is a
+//   scalar bool Const without control inputs (possibly behind Identities:
+//   tf.cond's pred_id) becomes an Identity of its data input, and what
+//   TensorFlow's executor would mark dead in the branch it never takes goes
+//   (a node with a dead data or control input; a Merge only when all its
+//   data inputs are dead; branch Consts hang off the dead branch's pivot by
+//   a control edge). A live Merge drops its dead inputs, and one with one
+//   input left becomes an Identity. The predicate's Identities and Const,
+//   and Consts only the dead branch read, go when nothing else reads them
+//   (they would be new sinks). A Switch is left alone when its dead branch
+//   reaches a kept node or a loop's Enter / Exit / NextIteration /
+//   LoopCond, or a Merge whose value_index output is read. TF1 frozen
+//   graphs' conds on a frozen flag then lose their Switch / Merge frames;
+//   once none are left the graph runs on the static plan instead of the
+//   dataflow executor, and RemoveIdentities (which skips graphs with v1
+//   control flow) runs again. Runs after PruneConstantBranches.
 // * FoldConvScale (conv_folding.cc): a Conv2D / DepthwiseConv2dNative (NHWC,
 //   float32, a float32 weight as filter) whose only consumer is a Mul by a
 //   float32 constant with one value or one per output channel (dims 1 but
@@ -202,6 +217,7 @@ struct PassStats {
   int depthwise_blocks_fused = 0;    // [1x1 ->] depthwise -> 1x1 chains
   int constants_folded = 0;          // nodes of constant inputs -> Consts
   int branches_pruned = 0;           // If of a constant condition -> call
+  int switches_pruned = 0;           // v1 Switch of a constant predicate
   int batch_norms_folded = 0;        // inference FusedBatchNorm into a conv
 };
 
@@ -213,6 +229,8 @@ int FoldConstants(tensorflow::GraphDef* graph, WeightMap* weights,
                   const KeepSet& keep, const OpRegistry& registry);
 int PruneConstantBranches(tensorflow::GraphDef* graph, const WeightMap& weights,
                           const KeepSet& keep);
+int PruneDeadSwitches(tensorflow::GraphDef* graph, const WeightMap& weights,
+                      const KeepSet& keep);
 int SinkTransposes(tensorflow::GraphDef* graph, const WeightMap& weights,
                    const KeepSet& keep);
 int FoldConvScale(tensorflow::GraphDef* graph, WeightMap* weights,
