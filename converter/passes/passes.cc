@@ -470,7 +470,13 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   // to passes that could not match).
   // Strings, not views: the passes below move and drop nodes.
   absl::flat_hash_set<std::string> ops;
-  for (const NodeDef& n : graph->node()) ops.insert(n.op());
+  bool nchw = false;
+  for (const NodeDef& n : graph->node()) {
+    ops.insert(n.op());
+    if (auto f = n.attr().find("data_format"); f != n.attr().end()) {
+      nchw |= f->second.s() == "NCHW";
+    }
+  }
   auto has = [&ops](std::initializer_list<absl::string_view> names) {
     for (absl::string_view name : names) {
       if (ops.contains(name)) return true;
@@ -478,6 +484,10 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
     return false;
   };
   const bool adds = has({"Add", "AddV2"});
+  if (nchw) {
+    stats.nchw_nodes_converted = ChooseNhwcLayout(graph);
+    if (stats.nchw_nodes_converted > 0) ops.insert("Transpose");
+  }
   if (has({"Transpose"})) {
     stats.transposes_sunk = SinkTransposes(graph, weights, keep);
   }

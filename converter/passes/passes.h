@@ -1,17 +1,33 @@
 // Load-time graph rewrites on a model's inference GraphDef, run by
 // ImportTfjsModel (converter/model_import.cc) before the Graph is built.
 //
+// * ChooseNhwcLayout (layout_choice.cc): the layout choice. graphrt's
+//   kernels are channels-last; a float32 NCHW Conv2D, DepthwiseConv2dNative,
+//   MaxPool, AvgPool or FusedBatchNorm / V2 / V3 (and an NCHW BiasAdd of a
+//   value known to be 4-D) becomes Transpose(x, [0, 2, 3, 1]) -> the op in
+//   NHWC (<name>/_nhwc, strides / ksize / dilations / explicit_paddings
+//   permuted) -> Transpose(., [0, 3, 1, 2]) under the node's own name, so
+//   readers and fetches see the NCHW value they did. SinkTransposes, next,
+//   cancels the transposes between neighbouring channels-last ops and moves
+//   them through element-wise ops, so an NCHW subgraph runs channels-last
+//   with one transpose where it is entered and one where it is left, and
+//   the NHWC fusions below apply to its convolutions (the NCHW kernels
+//   transpose around the NHWC ones on every call). Exact: the same kernels
+//   on the same values. Skips graphs with v1 control flow (a new Const read
+//   inside a loop frame would need an Enter). Runs first.
 // * SinkTransposes (transpose_sinking.cc): a Transpose with a constant
 //   perm moves below its reader when that is a layout-free element-wise op
 //   (Relu, LeakyRelu, Sigmoid, ...), a Pad / PadV2 with constant paddings
-//   (permuted into a new Const) or a ConcatV2 all of whose inputs are
-//   Transposes by the same perm (axis permuted, one Transpose after it); a
+//   (permuted into a new Const), a ConcatV2 all of whose inputs are
+//   Transposes by the same perm (axis permuted, one Transpose after it) or
+//   a binary element-wise op (Add, Mul, Maximum, ...) whose operands are
+//   Transposes by the same perm or scalar Consts (a residual join); a
 //   Transpose read by several such readers is first copied per reader; a
 //   Transpose followed by its inverse becomes an Identity. ONNX-converted
 //   models (nanodet) wrap every NHWC convolution in NHWC -> NCHW -> NHWC
 //   transposes around the activation, padding and concatenation; after
 //   this pass they cancel, and the Pads fold into the next convolution.
-//   Runs first, before RemoveIdentities.
+//   Runs after ChooseNhwcLayout, before RemoveIdentities.
 // * RemoveIdentities: Identity / StopGradient / Snapshot nodes forward their
 //   input; consumers are rewired to that input and the node is dropped.
 // * FoldConstants (constant_folding.cc): a node whose every input (data and
@@ -218,6 +234,7 @@ struct PassStats {
   int constants_folded = 0;          // nodes of constant inputs -> Consts
   int branches_pruned = 0;           // If of a constant condition -> call
   int switches_pruned = 0;           // v1 Switch of a constant predicate
+  int nchw_nodes_converted = 0;      // NCHW layout ops run channels-last
   int batch_norms_folded = 0;        // inference FusedBatchNorm into a conv
 };
 
@@ -231,6 +248,7 @@ int PruneConstantBranches(tensorflow::GraphDef* graph, const WeightMap& weights,
                           const KeepSet& keep);
 int PruneDeadSwitches(tensorflow::GraphDef* graph, const WeightMap& weights,
                       const KeepSet& keep);
+int ChooseNhwcLayout(tensorflow::GraphDef* graph);
 int SinkTransposes(tensorflow::GraphDef* graph, const WeightMap& weights,
                    const KeepSet& keep);
 int FoldConvScale(tensorflow::GraphDef* graph, WeightMap* weights,

@@ -28,6 +28,16 @@ bool IsLayoutFreeUnary(const std::string& op) {
   return ops->contains(op);
 }
 
+// Element-wise ops of two inputs: op(Transpose(a), Transpose(b)) ==
+// Transpose(op(a, b)) for one permutation, and a scalar operand broadcasts
+// the same either way.
+bool IsElementwiseBinary(const std::string& op) {
+  static const auto* ops = new absl::flat_hash_set<std::string>{
+      "Add",     "AddV2",   "Sub",     "Mul",
+      "RealDiv", "Maximum", "Minimum", "SquaredDifference"};
+  return ops->contains(op);
+}
+
 // `perm` is a permutation of 0..rank-1.
 bool IsPermutation(const std::vector<int64_t>& perm) {
   std::vector<bool> seen(perm.size(), false);
@@ -115,13 +125,16 @@ class Scan {
     const NodeDef& c = graph_.node(ci);
     if (c.op() == "Transpose") return Cancel(ti, ci);
     if (c.op() == "ConcatV2") return SinkConcat(ci, *perm);
+    if (IsElementwiseBinary(c.op())) return SinkBinary(ci, *perm);
     if (c.op() == "Pad" || c.op() == "PadV2") return SinkPad(ti, ci, *perm);
     return Swap(ti, ci, NodeDef(c));
   }
 
   // Whether node ci, reading Transpose ti (permutation `perm`) once, can
   // take it below itself: an inverse Transpose, a layout-free unary op, a
-  // constant Pad, or a ConcatV2 of transposes with the same permutation.
+  // constant Pad, a ConcatV2 of transposes with the same permutation, or a
+  // binary element-wise op whose operands are such transposes or scalar
+  // Consts.
   bool Absorbs(int ti, int ci, const std::vector<int64_t>& perm,
                bool splitting = false) const {
     if (touched_[ci]) return false;
@@ -138,6 +151,10 @@ class Scan {
     if (reads != 1) return false;
     if (c.op() == "ConcatV2") {
       return ConcatAxis(c, perm, splitting ? ti : -1).has_value();
+    }
+    if (IsElementwiseBinary(c.op())) {
+      return c.input_size() == 2 &&
+             BinaryOperands(c, perm, splitting ? ti : -1).has_value();
     }
     if (c.input_size() == 0 || NameView(c.input(0)) != t.name()) return false;
     if (c.op() == "Transpose") {
@@ -253,21 +270,77 @@ class Scan {
       return std::nullopt;
     }
     for (int i = 0; i < n; ++i) {
-      auto it = index_of_.find(NameView(c.input(i)));
-      if (it == index_of_.end() || touched_[it->second] ||
-          OutputIndexOf(c.input(i)) != 0) {
-        return std::nullopt;
+      if (!TransposedBy(c.input(i), perm, splitting)) return std::nullopt;
+    }
+    return axis->values[0] < 0 ? axis->values[0] + rank : axis->values[0];
+  }
+
+  // Whether `input` is an untouched Transpose by `perm` read only once
+  // (node `splitting`, about to be split, may have other readers).
+  bool TransposedBy(const std::string& input, const std::vector<int64_t>& perm,
+                    int splitting) const {
+    auto it = index_of_.find(NameView(input));
+    if (IsControl(input) || it == index_of_.end() || touched_[it->second] ||
+        OutputIndexOf(input) != 0) {
+      return false;
+    }
+    const NodeDef& t = graph_.node(it->second);
+    auto u = uses_.find(t.name());
+    return t.op() == "Transpose" && !keep_.contains(t.name()) &&
+           u != uses_.end() && u->second.control == 0 &&
+           (u->second.data == 1 || it->second == splitting) &&
+           PermOf(t) == perm;
+  }
+
+  // For a binary element-wise node `c`: per operand, whether it is a
+  // Transpose by `perm` (see TransposedBy) rather than a scalar Const;
+  // nullopt when an operand is neither or neither is a Transpose.
+  std::optional<std::vector<bool>> BinaryOperands(
+      const NodeDef& c, const std::vector<int64_t>& perm,
+      int splitting = -1) const {
+    std::vector<bool> transposed(2, false);
+    for (int i = 0; i < 2; ++i) {
+      if (TransposedBy(c.input(i), perm, splitting)) {
+        transposed[i] = true;
+        continue;
       }
-      const NodeDef& t = graph_.node(it->second);
-      auto u = uses_.find(t.name());
-      if (t.op() != "Transpose" || keep_.contains(t.name()) ||
-          u == uses_.end() || u->second.control != 0 ||
-          (u->second.data != 1 && it->second != splitting) ||
-          PermOf(t) != perm) {
+      const NodeDef* operand = NodeOf(c.input(i));
+      if (operand == nullptr || IsControl(c.input(i)) ||
+          OutputIndexOf(c.input(i)) != 0 ||
+          !FloatScalarConstValue(*operand, weights_).has_value()) {
         return std::nullopt;
       }
     }
-    return axis->values[0] < 0 ? axis->values[0] + rank : axis->values[0];
+    if (!transposed[0] && !transposed[1]) return std::nullopt;
+    return transposed;
+  }
+
+  // op(Transpose(a, perm), Transpose(b, perm)) == Transpose(op(a, b), perm)
+  // (either operand may be a scalar Const instead): the transposes go, a
+  // new node <op>/_sunk reads their inputs, and the op's name holds the
+  // Transpose of that.
+  bool SinkBinary(int ci, const std::vector<int64_t>& perm) {
+    const NodeDef& c = graph_.node(ci);
+    std::optional<std::vector<bool>> transposed = BinaryOperands(c, perm);
+    if (!transposed.has_value()) return false;
+    NodeDef joined = c;
+    joined.set_name(NewName(absl::StrCat(c.name(), "/_sunk")));
+    NodeDef transpose;
+    for (int i = 0; i < 2; ++i) {
+      if (!(*transposed)[i]) continue;
+      const int ti = index_of_.at(NameView(c.input(i)));
+      const NodeDef& t = graph_.node(ti);
+      joined.set_input(i, t.input(0));
+      if (transpose.op().empty()) transpose = t;
+      dead_[ti] = true;
+      touched_[ti] = true;
+    }
+    transpose.set_name(c.name());
+    transpose.set_input(0, joined.name());
+    added_.push_back(std::move(joined));
+    *graph_.mutable_node(ci) = std::move(transpose);
+    touched_[ci] = true;
+    return true;
   }
 
   // An unused node name starting with `base`.
