@@ -526,6 +526,10 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
       HasEdge(*graph, kRawConvs, {"BiasAdd", "Add", "AddV2"})) {
     stats.convs_fused = FuseConvBiasActivation(graph, weights, keep);
   }
+  if (has({"MatMul"}) && has({"BiasAdd", "Add", "AddV2"}) &&
+      HasEdge(*graph, {"MatMul"}, {"BiasAdd", "Add", "AddV2"})) {
+    stats.matmuls_fused = FuseMatMulBiasActivation(graph, weights, keep);
+  }
   if (adds && has({"Abs"})) {
     stats.abs_prelus_fused = FuseAbsPrelu(graph, weights, keep);
   }

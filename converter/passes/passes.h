@@ -99,6 +99,16 @@
 //   named like the last node of the chain, so its consumers need no
 //   rewiring. The fused kernels run the bias and clamp inside the GEMM /
 //   depthwise epilogue (ops/nn/fused_conv.h).
+// * FuseMatMulBiasActivation (matmul_fusion.cc): a float32 MatMul whose
+//   only reader is a BiasAdd (NHWC / no data_format, the product its input
+//   0; any bias, e.g. a variable's read: the kernel checks it is [n]) or an
+//   Add / AddV2 of a float32 [n] constant (n the product's columns, known
+//   from a constant B), optionally followed by Relu / Relu6 /
+//   LeakyRelu as that node's only reader, becomes one _FusedMatMul
+//   (fused_ops [BiasAdd(, act)], LeakyRelu's alpha as leakyrelu_alpha)
+//   named like the last node: TensorFlow-written dense layers (the TF.js
+//   converter fuses these itself). Exact: the kernel adds the bias and
+//   clamps with the same operations.
 // * FoldPadIntoConv: a Pad (zeros) of H and W only, with constant
 //   paddings, whose only consumer is a VALID NHWC float32 Conv2D /
 //   _FusedConv2D / DepthwiseConv2dNative / FusedDepthwiseConv2dNative,
@@ -235,6 +245,7 @@ struct PassStats {
   int branches_pruned = 0;           // If of a constant condition -> call
   int switches_pruned = 0;           // v1 Switch of a constant predicate
   int nchw_nodes_converted = 0;      // NCHW layout ops run channels-last
+  int matmuls_fused = 0;             // MatMul + bias (+ activation)
   int batch_norms_folded = 0;        // inference FusedBatchNorm into a conv
 };
 
@@ -265,6 +276,8 @@ int FoldPadIntoConv(tensorflow::GraphDef* graph, const WeightMap& weights,
                     const KeepSet& keep);
 int FuseAddActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FuseConvAdd(tensorflow::GraphDef* graph, const KeepSet& keep);
+int FuseMatMulBiasActivation(tensorflow::GraphDef* graph,
+                             const WeightMap& weights, const KeepSet& keep);
 int FuseAbsPrelu(tensorflow::GraphDef* graph, const WeightMap& weights,
                  const KeepSet& keep);
 int FuseHardSwish(tensorflow::GraphDef* graph, const WeightMap& weights,
