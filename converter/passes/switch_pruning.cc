@@ -207,6 +207,38 @@ int PruneDeadSwitches(GraphDef* graph, const WeightMap& weights,
         if (!live_reader) (*dead)[i] = true;
       }
 
+      // Live Merges drop their dead inputs (before the Switch's readers
+      // are rewired below, which makes its outputs alike); one left: an
+      // Identity of it.
+      for (int i = 0; i < graph->node_size(); ++i) {
+        NodeDef* m = graph->mutable_node(i);
+        if ((*dead)[i] || m->op() != "Merge") continue;
+        std::vector<std::string> inputs;
+        int data = 0;
+        bool lost = false;
+        for (const std::string& in : m->input()) {
+          auto p = index.find(NameView(in));
+          // Dead: a dead node's output, or the Switch's untaken one
+          // (a branch that passes its input through unchanged).
+          const bool gone =
+              p != index.end() &&
+              ((*dead)[p->second] || (p->second == s && !IsControl(in) &&
+                                      OutputIndexOf(in) == 1 - taken));
+          if (gone && !IsControl(in)) lost = true;
+          if (gone) continue;
+          if (!IsControl(in)) ++data;
+          inputs.push_back(in);
+        }
+        if (!lost) continue;
+        m->clear_input();
+        for (std::string& in : inputs) m->add_input(std::move(in));
+        if (data == 1) {
+          m->set_op("Identity");
+          m->mutable_attr()->erase("N");
+        } else {
+          (*m->mutable_attr())["N"].set_i(data);
+        }
+      }
       // The Switch forwards its data input; readers of its taken output
       // read output 0.
       const std::string sw_name = sw.name();
@@ -234,31 +266,6 @@ int PruneDeadSwitches(GraphDef* graph, const WeightMap& weights,
       }
       *sw_mut = std::move(identity);
 
-      // Live Merges drop their dead inputs; one left: an Identity of it.
-      for (int i = 0; i < graph->node_size(); ++i) {
-        NodeDef* m = graph->mutable_node(i);
-        if ((*dead)[i] || m->op() != "Merge") continue;
-        std::vector<std::string> inputs;
-        int data = 0;
-        bool lost = false;
-        for (const std::string& in : m->input()) {
-          auto p = index.find(NameView(in));
-          const bool gone = p != index.end() && (*dead)[p->second];
-          if (gone && !IsControl(in)) lost = true;
-          if (gone) continue;
-          if (!IsControl(in)) ++data;
-          inputs.push_back(in);
-        }
-        if (!lost) continue;
-        m->clear_input();
-        for (std::string& in : inputs) m->add_input(std::move(in));
-        if (data == 1) {
-          m->set_op("Identity");
-          m->mutable_attr()->erase("N");
-        } else {
-          (*m->mutable_attr())["N"].set_i(data);
-        }
-      }
       DropDead(graph, *dead);
       ++pruned;
       changed = true;

@@ -16,6 +16,7 @@ namespace graphrt::passes {
 namespace {
 
 using tensorflow::GraphDef;
+using tensorflow::NodeDef;
 using test_util::CountOp;
 using test_util::Find;
 using test_util::RunOnX;
@@ -206,6 +207,27 @@ TEST(PruneDeadSwitchesTest, TruePredicateKeepsTheThenBranch) {
   // Readers of the taken output 1 read the Identity's output 0.
   EXPECT_EQ(Find(g, "cond/add")->input(0), "cond/Switch_1");
   EXPECT_TRUE(RunOnX(g, {}, "out").IdenticalTo(before));
+}
+
+// A branch that passes its input through: the Merge reads the Switch's
+// output itself (cond(pred, lambda: x, lambda: x * 2)).
+TEST(PruneDeadSwitchesTest, PassThroughBranches) {
+  for (bool pred : {false, true}) {
+    SCOPED_TRACE(pred ? "true" : "false");
+    GraphDef g = CondGraph(pred);
+    for (auto& n : *g.mutable_node()) {
+      if (n.name() == "cond/Merge") n.set_input(1, "cond/Switch_1:1");
+    }
+    const Tensor before = RunOnX(g, {}, "out");
+    EXPECT_EQ(PruneDeadSwitches(&g, {}, {"x", "out"}), 2);
+    ExpectNoFrame(g);
+    const NodeDef* merge = Find(g, "cond/Merge");
+    ASSERT_NE(merge, nullptr);
+    EXPECT_EQ(merge->op(), "Identity");
+    ASSERT_EQ(merge->input_size(), 1);
+    EXPECT_EQ(merge->input(0), pred ? "cond/Switch_1" : "cond/mul");
+    EXPECT_TRUE(RunOnX(g, {}, "out").IdenticalTo(before));
+  }
 }
 
 TEST(PruneDeadSwitchesTest, LeavesWhatMustStay) {
