@@ -1,13 +1,16 @@
-// Fuzzes GraphDef parsing and Graph::Build (name resolution, duplicate and
-// dangling inputs, every kernel factory's attr checks, function library
-// compilation). The first byte picks the encoding: even = binary proto,
-// odd = the protobuf-JSON form model.json uses (ParseGraphDefJson). Graphs
-// are built, never run (running arbitrary graphs only finds OOMs).
+// Fuzzes GraphDef parsing, the load-time graph passes and Graph::Build
+// (name resolution, duplicate and dangling inputs, every kernel factory's
+// attr checks, function library compilation). The first byte picks the
+// encoding: even = binary proto, odd = the protobuf-JSON form model.json
+// uses (ParseGraphDefJson). Graphs are built as parsed, then once more
+// after OptimizeInferenceGraph (which runs constant nodes' kernels), never
+// run (running arbitrary graphs only finds OOMs).
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "converter/graph.h"
+#include "converter/passes/passes.h"
 #include "fuzz/graph_filter.h"
 #include "loader/tfjs_model.h"
 #include "ops/registry.h"
@@ -37,5 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     (void)(*graph)->Sinks();
   }
+  graphrt::WeightMap optimized_weights;
+  graphrt::passes::OptimizeInferenceGraph(&def, &optimized_weights, {},
+                                          &graphrt::BuiltinOps());
+  (void)graphrt::Graph::Build(def, optimized_weights, graphrt::BuiltinOps(),
+                              "fuzzed graph, optimized", &functions);
   return 0;
 }
