@@ -95,8 +95,9 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
         }
       }
     }
-    passes::OptimizeInferenceGraph(&model.topology, &model.weights, keep,
-                                   &registry);
+    out.graph_rewrites = passes::OptimizeInferenceGraph(
+                             &model.topology, &model.weights, keep, &registry)
+                             .Rewrites();
     // A Const the signature names keeps its value (fetchable): Graph::Build
     // does not let its consumers adopt it (graph.cc, kKeepValueAttr).
     for (tensorflow::NodeDef& node : *model.topology.mutable_node()) {

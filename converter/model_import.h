@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -44,13 +45,16 @@ struct ImportedModel {
   std::string source;  // path it came from
   std::unique_ptr<Graph> graph;
   std::unique_ptr<Graph> initializer;  // null when the model has none
-  std::vector<IoSpec> inputs;   // non-resource inputs
+  std::vector<IoSpec> inputs;          // non-resource inputs
   std::vector<IoSpec> outputs;
   std::vector<ResourceBinding> bindings;
   // Initializer fetches: its signature outputs, else its sinks.
   std::vector<Endpoint> initializer_fetches;
   bool has_signature = false;
   WeightStats weight_stats;
+  // What the load-time graph passes rewrote, by pass (nonzero counts only;
+  // passes::PassStats::Rewrites).
+  std::vector<std::pair<std::string, int>> graph_rewrites;
 };
 
 absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,

@@ -74,8 +74,8 @@ struct Args {
 
 absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
   static const char* kValueFlags[] = {
-      "inputs", "output",        "expect",     "threads", "iters",
-      "warmup", "tags",          "signature",  "restore", "save",
+      "inputs", "output",        "expect",      "threads", "iters",
+      "warmup", "tags",          "signature",   "restore", "save",
       "shards", "profile-nodes", "peak-gflops", "loads"};
   static const char* kBoolFlags[] = {"json", "profile", "ieee-denormals"};
   Args args;
@@ -343,6 +343,9 @@ absl::Status CmdInfo(const Args& args) {
   }
   doc["weights"] = weights;
   doc["weight_bytes"] = im.weight_stats.total_bytes;
+  Json rewrites = Json::object();
+  for (const auto& [what, count] : im.graph_rewrites) rewrites[what] = count;
+  doc["graph_passes"] = rewrites;
   if (args.flags.count("json")) {
     std::cout << doc.dump(2) << "\n";
     return absl::OkStatus();
@@ -366,6 +369,11 @@ absl::Status CmdInfo(const Args& args) {
   print_specs("outputs", model->outputs());
   std::cout << "ops (" << im.graph->num_nodes() << " nodes):\n";
   for (const auto& [op, n] : ops) std::cout << "  " << op << " " << n << "\n";
+  std::cout << "graph passes at load:"
+            << (im.graph_rewrites.empty() ? " nothing rewritten" : "") << "\n";
+  for (const auto& [what, count] : im.graph_rewrites) {
+    std::cout << "  " << what << ": " << count << "\n";
+  }
   std::cout << "initializer: " << init["nodes"].get<int>() << " nodes\n";
   for (const auto& [name, res] : model->resources().List()) {
     std::cout << "  " << name << ": " << res->DebugString() << "\n";
@@ -403,9 +411,9 @@ void PrintProfile(const Profiler& profiler, int runs, int top_nodes,
   auto line = [&](absl::string_view name, absl::string_view op, int64_t nodes,
                   int64_t calls, double seconds, double flops) {
     out << absl::StrFormat(
-        "%-40s %-28s %5d %8.2f %9.3f %6.1f%%", fit(name),
-        op.substr(0, 28), nodes, static_cast<double>(calls) / runs,
-        seconds * 1e3 / runs, total > 0 ? 100 * seconds / total : 0.0);
+        "%-40s %-28s %5d %8.2f %9.3f %6.1f%%", fit(name), op.substr(0, 28),
+        nodes, static_cast<double>(calls) / runs, seconds * 1e3 / runs,
+        total > 0 ? 100 * seconds / total : 0.0);
     const double g = gflops(flops, seconds);
     if (g > 0) {
       out << absl::StrFormat(" %8.1f", g);

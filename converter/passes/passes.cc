@@ -456,6 +456,36 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
   return fused;
 }
 
+std::vector<std::pair<std::string, int>> PassStats::Rewrites() const {
+  const std::pair<const char*, int> all[] = {
+      {"NCHW nodes run channels-last", nchw_nodes_converted},
+      {"transposes sunk or cancelled", transposes_sunk},
+      {"identities removed", identities_removed},
+      {"nodes folded to constants", constants_folded},
+      {"constant If branches taken", branches_pruned},
+      {"constant v1 Switches pruned", switches_pruned},
+      {"conv scales folded", conv_scales_folded},
+      {"batch norms folded", batch_norms_folded},
+      {"conv chains fused", convs_fused},
+      {"MatMul chains fused", matmuls_fused},
+      {"PReLUs of Abs fused", abs_prelus_fused},
+      {"pads folded into convs", pads_folded},
+      {"hard-swishes fused", hard_swishes_fused},
+      {"Add + activation fused", adds_fused},
+      {"residual Adds into convs", conv_adds_fused},
+      {"Relu clips fused", relu_clips_fused},
+      {"pool / activation swapped", pool_activations_swapped},
+      {"activations into convs", conv_activations_fused},
+      {"PReLUs into convs", conv_prelus_fused},
+      {"depthwise blocks fused", depthwise_blocks_fused},
+  };
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [name, count] : all) {
+    if (count != 0) out.emplace_back(name, count);
+  }
+  return out;
+}
+
 PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
                                  const KeepSet& keep,
                                  const OpRegistry* registry) {

@@ -217,6 +217,8 @@
 #define GRAPHRT_CONVERTER_PASSES_PASSES_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "converter/graph.h"
@@ -247,6 +249,10 @@ struct PassStats {
   int nchw_nodes_converted = 0;      // NCHW layout ops run channels-last
   int matmuls_fused = 0;             // MatMul + bias (+ activation)
   int batch_norms_folded = 0;        // inference FusedBatchNorm into a conv
+
+  // Each nonzero count, named for what it counts ("conv chains fused",
+  // ...), in the order the passes run: what `graphrt info` reports.
+  std::vector<std::pair<std::string, int>> Rewrites() const;
 };
 
 // Node names the passes must keep (fetchable / feedable by name).

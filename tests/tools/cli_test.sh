@@ -48,8 +48,10 @@ expect_ok "run default inputs" "$GRAPHRT" run "$MODEL"
 expect_ok "run --ieee-denormals" "$GRAPHRT" run "$MODEL" --inputs "$SAMPLE" \
   --expect "$TMP/o.json" --ieee-denormals
 expect_ok "info" "$GRAPHRT" info "$MODEL"
+grep -q '^graph passes at load:' "$TMP/out" && pass || fail "info lacks the graph passes"
 expect_ok "info --json" "$GRAPHRT" info "$MODEL" --json
 grep -q '"resources"' "$TMP/out" && pass || fail "info --json lacks resources"
+grep -q '"graph_passes"' "$TMP/out" && pass || fail "info --json lacks graph_passes"
 expect_ok "bench" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 3 --warmup 1
 last="$(tail -n 1 "$TMP/out")"
 for key in init_ms load_ms first_ms median_ms p10_ms p90_ms peak_rss_mb base_rss_mb \

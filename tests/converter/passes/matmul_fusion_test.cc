@@ -3,8 +3,10 @@
 // one _FusedMatMul with the unfused graph's values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "converter/passes/passes.h"
 #include "ops/builtin_ops.h"
@@ -131,6 +133,12 @@ TEST(FuseMatMulBiasActivationTest, RunsInOptimizeInferenceGraph) {
   const PassStats stats =
       OptimizeInferenceGraph(&d.g, &d.w, {"x", "out"}, &BuiltinOps());
   EXPECT_EQ(stats.matmuls_fused, 2);
+  // What `graphrt info` lists: nonzero counts, named.
+  const auto rewrites = stats.Rewrites();
+  EXPECT_NE(std::find(rewrites.begin(), rewrites.end(),
+                      std::pair<std::string, int>("MatMul chains fused", 2)),
+            rewrites.end());
+  for (const auto& [what, count] : rewrites) EXPECT_NE(count, 0) << what;
   EXPECT_TRUE(RunDense(d.g, d.w).IdenticalTo(before));
 }
 
