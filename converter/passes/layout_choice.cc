@@ -115,18 +115,10 @@ class LayoutRewrite {
     std::string& name = to_nhwc ? to_nhwc_ : to_nchw_;
     if (!name.empty()) return name;
     name = NewName(to_nhwc ? "graphrt/_nchw_to_nhwc" : "graphrt/_nhwc_to_nchw");
-    NodeDef& c = added_.emplace_back();
-    c.set_name(name);
-    c.set_op("Const");
-    (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
-    tensorflow::TensorProto* value =
-        (*c.mutable_attr())["value"].mutable_tensor();
-    value->set_dtype(tensorflow::DT_INT32);
-    value->mutable_tensor_shape()->add_dim()->set_size(4);
-    for (int v : to_nhwc ? std::vector<int>{0, 2, 3, 1}
-                         : std::vector<int>{0, 3, 1, 2}) {
-      value->add_int_val(v);
-    }
+    added_.push_back(Int32ConstNode(name, {4},
+                                    to_nhwc
+                                        ? std::vector<int64_t>{0, 2, 3, 1}
+                                        : std::vector<int64_t>{0, 3, 1, 2}));
     return name;
   }
 

@@ -95,17 +95,9 @@ int FuseMatMulBiasActivation(GraphDef* graph, const WeightMap& weights,
         last = ri;
       }
     }
-    NodeDef node;
-    node.set_name(graph->node(last).name());
-    node.set_op("_FusedMatMul");
-    node.set_device(mm.device());
-    node.add_input(mm.input(0));
-    node.add_input(mm.input(1));
-    node.add_input(bias_input);
-    KeepSet controls;
-    for (int idx : {mi, ai, last}) {
-      CopyControlInputs(graph->node(idx), &node, &controls);
-    }
+    NodeDef node = FusedChainNode(
+        *graph, graph->node(last).name(), "_FusedMatMul", mm.device(),
+        {mm.input(0), mm.input(1), bias_input}, {mi, ai, last});
     auto& attrs = *node.mutable_attr();
     for (const char* a : {"transpose_a", "transpose_b"}) {
       if (auto it = mm.attr().find(a); it != mm.attr().end()) {

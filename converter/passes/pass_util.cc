@@ -157,6 +157,35 @@ void CopyControlInputs(const NodeDef& from, NodeDef* to,
   }
 }
 
+NodeDef FusedChainNode(const GraphDef& g, const std::string& name,
+                       const std::string& op, const std::string& device,
+                       std::initializer_list<std::string> inputs,
+                       std::initializer_list<int> chain) {
+  NodeDef node;
+  node.set_name(name);
+  node.set_op(op);
+  node.set_device(device);
+  for (const std::string& in : inputs) node.add_input(in);
+  absl::flat_hash_set<std::string> controls;
+  for (int i : chain) CopyControlInputs(g.node(i), &node, &controls);
+  return node;
+}
+
+NodeDef Int32ConstNode(const std::string& name,
+                       const std::vector<int64_t>& dims,
+                       const std::vector<int64_t>& values) {
+  NodeDef c;
+  c.set_name(name);
+  c.set_op("Const");
+  (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  tensorflow::TensorProto* value =
+      (*c.mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(tensorflow::DT_INT32);
+  for (int64_t d : dims) value->mutable_tensor_shape()->add_dim()->set_size(d);
+  for (int64_t v : values) value->add_int_val(static_cast<int32_t>(v));
+  return c;
+}
+
 void DropDead(GraphDef* g, const std::vector<bool>& dead) {
   GraphDef kept_nodes;
   for (int i = 0; i < g->node_size(); ++i) {

@@ -102,6 +102,21 @@ absl::flat_hash_set<std::string> ControlInputsOf(const tensorflow::NodeDef& n);
 void CopyControlInputs(const tensorflow::NodeDef& from, tensorflow::NodeDef* to,
                        absl::flat_hash_set<std::string>* seen);
 
+// A fused chain's node: op `op` named `name` on `device`, reading
+// `inputs`, with the control inputs of `g`'s nodes `chain` (each once).
+tensorflow::NodeDef FusedChainNode(const tensorflow::GraphDef& g,
+                                   const std::string& name,
+                                   const std::string& op,
+                                   const std::string& device,
+                                   std::initializer_list<std::string> inputs,
+                                   std::initializer_list<int> chain);
+
+// An int32 Const node `name` of shape `dims` holding `values` (its value
+// attr): the small index constants (perms, paddings, axes) passes add.
+tensorflow::NodeDef Int32ConstNode(const std::string& name,
+                                   const std::vector<int64_t>& dims,
+                                   const std::vector<int64_t>& values);
+
 // Rebuilds `g` without the nodes marked dead.
 void DropDead(tensorflow::GraphDef* g, const std::vector<bool>& dead);
 

@@ -152,17 +152,11 @@ int FuseConvBiasActivation(GraphDef* graph, const WeightMap& weights,
         last = ri;
       }
     }
-    NodeDef node;
-    node.set_name(graph->node(last).name());
-    node.set_op(depthwise ? "FusedDepthwiseConv2dNative" : "_FusedConv2D");
-    node.set_device(conv.device());
-    node.add_input(conv.input(0));
-    node.add_input(conv.input(1));
-    node.add_input(bias_input);
-    KeepSet controls;
-    for (int idx : {ci, ai, last}) {
-      CopyControlInputs(graph->node(idx), &node, &controls);
-    }
+    NodeDef node = FusedChainNode(
+        *graph, graph->node(last).name(),
+        depthwise ? "FusedDepthwiseConv2dNative" : "_FusedConv2D",
+        conv.device(), {conv.input(0), conv.input(1), bias_input},
+        {ci, ai, last});
     *node.mutable_attr() = conv.attr();
     auto& attrs = *node.mutable_attr();
     attrs["T"].set_type(tensorflow::DT_FLOAT);

@@ -358,16 +358,7 @@ class Scan {
                           const std::vector<int64_t>& dims,
                           const std::vector<int64_t>& values) {
     const std::string name = NewName(base);
-    NodeDef& c = added_.emplace_back();
-    c.set_name(name);
-    c.set_op("Const");
-    (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
-    tensorflow::TensorProto* value =
-        (*c.mutable_attr())["value"].mutable_tensor();
-    value->set_dtype(tensorflow::DT_INT32);
-    for (int64_t d : dims)
-      value->mutable_tensor_shape()->add_dim()->set_size(d);
-    for (int64_t v : values) value->add_int_val(static_cast<int32_t>(v));
+    added_.push_back(Int32ConstNode(name, dims, values));
     return name;
   }
 

@@ -22,17 +22,8 @@ using test_util::Add;
 using test_util::CountOp;
 using test_util::Find;
 using test_util::IntWeight;
+using test_util::RandomWeight;
 using test_util::RunOnX;
-
-void RandomWeight(GraphDef* g, WeightMap* w, const std::string& name,
-                  const Shape& shape, std::mt19937* rng) {
-  NodeDef* n = Add(g, name, "Const", {});
-  (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  Tensor t = *Tensor::Allocate(DType::kFloat32, shape);
-  std::uniform_real_distribution<float> u(-1, 1);
-  for (float& v : t.mutable_span<float>()) v = u(*rng);
-  (*w)[name] = t;
-}
 
 void Nchw(NodeDef* n) { (*n->mutable_attr())["data_format"].set_s("NCHW"); }
 

@@ -21,16 +21,7 @@ using test_util::Add;
 using test_util::CountOp;
 using test_util::Find;
 using test_util::FusedOps;
-
-void RandomWeight(GraphDef* g, WeightMap* w, const std::string& name,
-                  const Shape& shape, std::mt19937* rng) {
-  NodeDef* n = Add(g, name, "Const", {});
-  (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  Tensor t = *Tensor::Allocate(DType::kFloat32, shape);
-  std::uniform_real_distribution<float> u(-1, 1);
-  for (float& v : t.mutable_span<float>()) v = u(*rng);
-  (*w)[name] = t;
-}
+using test_util::RandomWeight;
 
 // x [3, 6] -> MatMul(w1 [6, 5]) -> BiasAdd(Identity(b1)) -> Relu -> MatMul(w2
 // transposed, w2 [4, 5], transpose_b) -> AddV2(b2 [4], product second) ->

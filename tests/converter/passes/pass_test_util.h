@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,17 @@ inline void ConstWeight(GraphDef* g, WeightMap* w, const std::string& name,
   (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
   Tensor t = *Tensor::Allocate(DType::kFloat32, shape);
   for (float& v : t.mutable_span<float>()) v = 0.5f;
+  (*w)[name] = t;
+}
+
+// A float32 Const weight of `shape`, values uniform in [-1, 1) from `rng`.
+inline void RandomWeight(GraphDef* g, WeightMap* w, const std::string& name,
+                         const Shape& shape, std::mt19937* rng) {
+  NodeDef* n = Add(g, name, "Const", {});
+  (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  Tensor t = *Tensor::Allocate(DType::kFloat32, shape);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (float& v : t.mutable_span<float>()) v = u(*rng);
   (*w)[name] = t;
 }
 
