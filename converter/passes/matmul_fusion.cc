@@ -26,14 +26,8 @@ int FuseMatMulBiasActivation(GraphDef* graph, const WeightMap& weights,
                ? nullptr
                : &graph->node(it->second);
   };
-  // The single reader of `name`'s output 0, or -1.
   auto only_consumer = [&](const std::string& name) {
-    auto u = uses.find(name);
-    if (u == uses.end() || u->second.data != 1 || u->second.control != 0 ||
-        keep.contains(name)) {
-      return -1;
-    }
-    return u->second.consumers[0];
+    return OnlyReader(uses, name, keep);
   };
   auto is_float = [](const NodeDef& n) {
     return TypeIsOrAbsent(n, "T", tensorflow::DT_FLOAT);

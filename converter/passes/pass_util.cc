@@ -157,6 +157,17 @@ void CopyControlInputs(const NodeDef& from, NodeDef* to,
   }
 }
 
+int OnlyReader(const absl::flat_hash_map<std::string, Uses>& uses,
+               const std::string& name,
+               const absl::flat_hash_set<std::string>& keep) {
+  auto u = uses.find(name);
+  if (u == uses.end() || u->second.data != 1 || u->second.control != 0 ||
+      keep.contains(name)) {
+    return -1;
+  }
+  return u->second.consumers[0];
+}
+
 NodeDef FusedChainNode(const GraphDef& g, const std::string& name,
                        const std::string& op, const std::string& device,
                        std::initializer_list<std::string> inputs,

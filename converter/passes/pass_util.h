@@ -102,6 +102,13 @@ absl::flat_hash_set<std::string> ControlInputsOf(const tensorflow::NodeDef& n);
 void CopyControlInputs(const tensorflow::NodeDef& from, tensorflow::NodeDef* to,
                        absl::flat_hash_set<std::string>* seen);
 
+// The one node reading `name` (a single data use, no control readers),
+// or -1; -1 also when `name` is in `keep` (a fused chain must not swallow a
+// node fetched by name).
+int OnlyReader(const absl::flat_hash_map<std::string, Uses>& uses,
+               const std::string& name,
+               const absl::flat_hash_set<std::string>& keep);
+
 // A fused chain's node: op `op` named `name` on `device`, reading
 // `inputs`, with the control inputs of `g`'s nodes `chain` (each once).
 tensorflow::NodeDef FusedChainNode(const tensorflow::GraphDef& g,

@@ -94,14 +94,8 @@ int FuseConvBiasActivation(GraphDef* graph, const WeightMap& weights,
     auto it = index_of.find(NameView(input));
     return it == index_of.end() ? nullptr : &graph->node(it->second);
   };
-  // The single consumer of `name`'s output 0, or -1.
   auto only_consumer = [&](const std::string& name) {
-    auto u = uses.find(name);
-    if (u == uses.end() || u->second.data != 1 || u->second.control != 0 ||
-        keep.contains(name)) {
-      return -1;
-    }
-    return u->second.consumers[0];
+    return OnlyReader(uses, name, keep);
   };
   std::vector<bool> dead(graph->node_size(), false);
   int fused = 0;
