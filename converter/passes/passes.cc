@@ -444,6 +444,10 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
   return fused;
 }
 
+// Every count of PassStats has a name below: a new one must be added there.
+static_assert(sizeof(PassStats) == 20 * sizeof(int),
+              "PassStats changed: name the new count in Rewrites()");
+
 std::vector<std::pair<std::string, int>> PassStats::Rewrites() const {
   const std::pair<const char*, int> all[] = {
       {"NCHW nodes run channels-last", nchw_nodes_converted},
