@@ -1,5 +1,7 @@
 #include "converter/model_import.h"
 
+#include <vector>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "converter/asset_paths.h"
@@ -66,23 +68,32 @@ absl::StatusOr<ImportedModel> ImportTfjsModel(TfjsModel model,
   // that does not decode stays where it is, for Graph::Build to report. The
   // weights are one namespace for the initializer and the function bodies
   // too, which read a weight of a Const's name first: names that also name
-  // a node there keep their attr.
-  absl::flat_hash_set<std::string> elsewhere;
-  if (model.initializer.has_value()) {
-    for (const auto& n : model.initializer->node()) elsewhere.insert(n.name());
-  }
-  for (const auto& f : model.topology.library().function()) {
-    for (const auto& n : f.node_def()) elsewhere.insert(n.name());
-  }
+  // a node there keep their attr (those name sets are built only when there
+  // is such a Const: TF.js models have none).
+  std::vector<tensorflow::NodeDef*> valued;
   for (tensorflow::NodeDef& node : *model.topology.mutable_node()) {
-    if (node.op() != "Const" || model.weights.contains(node.name()) ||
-        !node.attr().contains("value") || elsewhere.contains(node.name())) {
-      continue;
+    if (node.op() == "Const" && !model.weights.contains(node.name()) &&
+        node.attr().contains("value")) {
+      valued.push_back(&node);
     }
-    auto value = ConstValue(node, model.weights);
-    if (!value.ok()) continue;
-    model.weights.emplace(node.name(), *std::move(value));
-    node.mutable_attr()->erase("value");
+  }
+  if (!valued.empty()) {
+    absl::flat_hash_set<std::string> elsewhere;
+    if (model.initializer.has_value()) {
+      for (const auto& n : model.initializer->node()) {
+        elsewhere.insert(n.name());
+      }
+    }
+    for (const auto& f : model.topology.library().function()) {
+      for (const auto& n : f.node_def()) elsewhere.insert(n.name());
+    }
+    for (tensorflow::NodeDef* node : valued) {
+      if (elsewhere.contains(node->name())) continue;
+      auto value = ConstValue(*node, model.weights);
+      if (!value.ok()) continue;
+      model.weights.emplace(node->name(), *std::move(value));
+      node->mutable_attr()->erase("value");
+    }
   }
   {
     // Load-time rewrites (converter/passes/passes.h); signature names stay.

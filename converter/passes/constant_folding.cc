@@ -116,10 +116,7 @@ int FoldConstants(GraphDef* graph, WeightMap* weights, const KeepSet& keep,
   // "name:index" for index > 0, by name for output 0.
   absl::flat_hash_set<std::string> constant;
   for (const NodeDef& n : graph->node()) {
-    if (n.op() != "Const") continue;
-    bool control = false;
-    for (const std::string& in : n.input()) control |= IsControl(in);
-    if (!control) constant.insert(n.name());
+    if (n.op() == "Const" && !HasControlInputs(n)) constant.insert(n.name());
   }
   if (constant.empty()) return 0;
   // Cheap gate: some node reads only constants.
@@ -266,23 +263,8 @@ int FoldConstants(GraphDef* graph, WeightMap* weights, const KeepSet& keep,
       }
     }
   }
-  // Consts that only folded nodes read go (with their weights): left in,
-  // they would be new sinks, i.e. new default outputs of a graph without a
-  // signature.
-  const auto uses_after = CountUses(*graph);
-  std::vector<bool> dead(graph->node_size(), false);
-  bool any_dead = false;
-  for (int i = 0; i < graph->node_size(); ++i) {
-    const NodeDef& n = graph->node(i);
-    if (n.op() != "Const" || keep.contains(n.name()) ||
-        !uses_before.contains(n.name()) || uses_after.contains(n.name())) {
-      continue;
-    }
-    dead[i] = true;
-    any_dead = true;
-    weights->erase(n.name());
-  }
-  if (any_dead) DropDead(graph, dead);
+  // Consts that only folded nodes read go, with their weights.
+  DropConstsNoLongerRead(graph, uses_before, keep, weights);
   return folded;
 }
 
@@ -328,9 +310,7 @@ int PruneConstantBranches(GraphDef* graph, const WeightMap& weights,
     auto c = index->find(NameView(n.input(0)));
     if (c == index->end() || c->second < 0) continue;
     const NodeDef& cond = graph->node(c->second);
-    bool control = false;
-    for (const std::string& in : cond.input()) control |= IsControl(in);
-    if (cond.op() != "Const" || control) continue;
+    if (cond.op() != "Const" || HasControlInputs(cond)) continue;
     auto value = ConstValue(cond, weights);
     if (!value.ok()) continue;
     const std::optional<bool> truth = Truth(*value);

@@ -271,7 +271,6 @@ bool IsInferenceBatchNorm(const NodeDef& n) {
 int FoldBatchNorm(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
   const auto uses = CountUses(*graph);
   auto index = IndexByName(*graph);
-  std::vector<bool> dead(graph->node_size(), false);
   std::vector<bool> rewritten(graph->node_size(), false);
   std::vector<NodeDef> added;
   int folded = 0;
@@ -351,16 +350,9 @@ int FoldBatchNorm(GraphDef* graph, WeightMap* weights, const KeepSet& keep) {
   }
   if (folded == 0) return 0;
   // Consts (old filters, batch-norm parameters) only the rewritten nodes
-  // read go: left in, they would be new sinks.
-  const auto after = CountUses(*graph);
-  for (int i = 0; i < graph->node_size(); ++i) {
-    const NodeDef& n = graph->node(i);
-    if (n.op() == "Const" && !keep.contains(n.name()) &&
-        uses.contains(n.name()) && !after.contains(n.name())) {
-      dead[i] = true;
-    }
-  }
-  DropDead(graph, dead);
+  // read go (their weights stay in the map, which the import frees after
+  // building the Graph).
+  DropConstsNoLongerRead(graph, uses, keep, nullptr);
   for (NodeDef& c : added) *graph->add_node() = std::move(c);
   return folded;
 }

@@ -94,8 +94,7 @@ class LayoutRewrite {
       return shape != p.attr().end() && !shape->second.shape().unknown_rank() &&
              shape->second.shape().dim_size() == 4;
     }
-    if ((p.op() == "Relu" || p.op() == "Relu6" || p.op() == "Elu" ||
-         p.op() == "Sigmoid" || p.op() == "Tanh" || p.op() == "Identity" ||
+    if ((IsLayoutFreeUnary(p.op()) || p.op() == "Identity" ||
          (p.op() == "BiasAdd" && IsNchw(p))) &&
         p.input_size() >= 1) {
       return Known4D(p.input(0), depth + 1);

@@ -157,6 +157,41 @@ void CopyControlInputs(const NodeDef& from, NodeDef* to,
   }
 }
 
+bool HasControlInputs(const NodeDef& n) {
+  for (const std::string& in : n.input()) {
+    if (IsControl(in)) return true;
+  }
+  return false;
+}
+
+bool IsLayoutFreeUnary(const std::string& op) {
+  static const auto* ops = new absl::flat_hash_set<std::string>{
+      "Abs",     "Elu",      "Exp",   "LeakyRelu", "Log",
+      "Neg",     "Relu",     "Relu6", "Rsqrt",     "Selu",
+      "Sigmoid", "Softplus", "Sqrt",  "Square",    "Tanh"};
+  return ops->contains(op);
+}
+
+int DropConstsNoLongerRead(
+    GraphDef* g, const absl::flat_hash_map<std::string, Uses>& uses_before,
+    const absl::flat_hash_set<std::string>& keep, WeightMap* weights) {
+  const auto uses_after = CountUses(*g);
+  std::vector<bool> dead(g->node_size(), false);
+  int dropped = 0;
+  for (int i = 0; i < g->node_size(); ++i) {
+    const NodeDef& n = g->node(i);
+    if (n.op() != "Const" || keep.contains(n.name()) ||
+        !uses_before.contains(n.name()) || uses_after.contains(n.name())) {
+      continue;
+    }
+    dead[i] = true;
+    ++dropped;
+    if (weights != nullptr) weights->erase(n.name());
+  }
+  if (dropped > 0) DropDead(g, dead);
+  return dropped;
+}
+
 int OnlyReader(const absl::flat_hash_map<std::string, Uses>& uses,
                const std::string& name,
                const absl::flat_hash_set<std::string>& keep) {

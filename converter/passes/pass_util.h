@@ -102,6 +102,22 @@ absl::flat_hash_set<std::string> ControlInputsOf(const tensorflow::NodeDef& n);
 void CopyControlInputs(const tensorflow::NodeDef& from, tensorflow::NodeDef* to,
                        absl::flat_hash_set<std::string>* seen);
 
+// Whether `n` has a control input ("^x").
+bool HasControlInputs(const tensorflow::NodeDef& n);
+
+// Element-wise ops of one input whose output does not depend on the
+// layout: op(Transpose(x)) == Transpose(op(x)), and the rank is x's.
+bool IsLayoutFreeUnary(const std::string& op);
+
+// Drops the Consts (not in `keep`) that something read in `uses_before`
+// and nothing reads now: left in, a rewrite's old inputs would be new
+// sinks, i.e. new default outputs of a graph without a signature. Their
+// weights go from `weights` when it is not null. Returns how many went.
+int DropConstsNoLongerRead(
+    tensorflow::GraphDef* g,
+    const absl::flat_hash_map<std::string, Uses>& uses_before,
+    const absl::flat_hash_set<std::string>& keep, WeightMap* weights);
+
 // The one node reading `name` (a single data use, no control readers),
 // or -1; -1 also when `name` is in `keep` (a fused chain must not swallow a
 // node fetched by name).

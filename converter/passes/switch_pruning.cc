@@ -40,13 +40,6 @@ std::vector<std::vector<Reader>> ReadersOf(
   return readers;
 }
 
-bool HasControlInputs(const NodeDef& n) {
-  for (const std::string& in : n.input()) {
-    if (IsControl(in)) return true;
-  }
-  return false;
-}
-
 // The value of a predicate input: a scalar bool Const without control
 // inputs, possibly behind Identities (tf.cond's pred_id), which
 // RemoveIdentities leaves in graphs with v1 control flow.

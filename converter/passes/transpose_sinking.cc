@@ -18,16 +18,6 @@ namespace {
 using tensorflow::GraphDef;
 using tensorflow::NodeDef;
 
-// Element-wise ops of one input whose output does not depend on the
-// layout: op(Transpose(x)) == Transpose(op(x)).
-bool IsLayoutFreeUnary(const std::string& op) {
-  static const auto* ops = new absl::flat_hash_set<std::string>{
-      "Abs",     "Elu",      "Exp",   "LeakyRelu", "Log",
-      "Neg",     "Relu",     "Relu6", "Rsqrt",     "Selu",
-      "Sigmoid", "Softplus", "Sqrt",  "Square",    "Tanh"};
-  return ops->contains(op);
-}
-
 // Element-wise ops of two inputs: op(Transpose(a), Transpose(b)) ==
 // Transpose(op(a, b)) for one permutation, and a scalar operand broadcasts
 // the same either way.
