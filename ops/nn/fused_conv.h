@@ -58,8 +58,12 @@ inline absl::StatusOr<bool> UseDirectConv(const FastConv& fast,
                                           int64_t out_h, int64_t out_w) {
   if (!IsReleasedConst(filter)) return false;
   if (fast.direct.ready()) return true;
+  // oneDNN's Winograd kernels beat the direct kernel's 3x3 tiles wherever
+  // they take a layer (bench/RESULTS.md, "Winograd").
   return fast.direct.Adopt(
-      spec, DirectConv::Prefers(spec, n, out_h, out_w),
+      spec,
+      DirectConv::Prefers(spec, n, out_h, out_w) &&
+          !DnnlWinogradPays(spec, n, out_h, out_w),
       [&fast] { return fast.dnnl.ReleaseAdoptedFilter(); });
 }
 

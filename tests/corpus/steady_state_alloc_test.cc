@@ -10,7 +10,11 @@
 // fails here. What the budgets are (bench/RESULTS.md, "Allocations per
 // Run"):
 //   - oneDNN convolutions: dnnl_primitive_execute builds its argument map
-//     (a std::unordered_map) on the heap, 2-4 calls per convolution;
+//     (a std::unordered_map) on the heap, 2-8 calls per convolution (7
+//     for brgemm, 8 for Winograd with bias and scratchpad, counted on one
+//     execute); antispoof's, gear's and nanodet's budgets grew on
+//     2026-11-29 when layers of theirs that ran on graphrt's direct
+//     kernel moved to oneDNN's Winograd kernels (DnnlWinogradPays);
 //   - v1 control flow (faceboxes, handtrack, rvm): the dataflow executor
 //     allocates frame and iteration bookkeeping per Run (hash maps of
 //     pending inputs per loop iteration, child frames).
@@ -47,14 +51,15 @@ const char* const kZeroAllocModels[] = {
 };
 
 // Budgets of the others: operator-new calls per Run measured on 2026-11-27
-// plus 10% (at least 2) of headroom for oneDNN picking other kernels on
-// another CPU. A model missing here has a budget of 0.
+// (2026-11-29: antispoof, gear, nanodet) plus 10% (at least 2) of headroom
+// for oneDNN picking other kernels on another CPU. A model missing here has
+// a budget of 0.
 struct Budget {
   const char* model;
   int64_t allocs;
 };
 const Budget kKnownAllocs[] = {
-    {"antispoof", 9},
+    {"antispoof", 18},
     {"blazeface", 124},
     {"blazeface-back", 124},
     {"blazepose-detector", 244},
@@ -71,7 +76,7 @@ const Budget kKnownAllocs[] = {
     {"facemesh-detection-full", 134},
     {"faceres", 138},
     {"faceres-deep", 138},
-    {"gear", 53},
+    {"gear", 61},
     {"handdetect", 339},
     {"handlandmark-full", 216},
     {"handlandmark-lite", 117},
@@ -84,7 +89,7 @@ const Budget kKnownAllocs[] = {
     {"movenet-lightning", 186},
     {"movenet-multipose", 370},
     {"movenet-thunder", 344},
-    {"nanodet", 167},
+    {"nanodet", 216},
     {"posenet", 220},
     {"rvm", 340},
     {"selfie", 74},

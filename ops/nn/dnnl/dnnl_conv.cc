@@ -14,61 +14,21 @@
 #include "absl/strings/string_view.h"
 #include "oneapi/dnnl/dnnl.h"
 #include "ops/kernel.h"
+#include "ops/nn/dnnl/dnnl_util.h"
 #include "runtime/status_macros.h"
-
-// libgomp's C entry points (oneDNN's OpenMP runtime), declared here rather
-// than through <omp.h>, which is GCC's and absent from clang's default
-// include path (the fuzz build).
-extern "C" {
-int omp_get_max_threads(void);
-void omp_set_num_threads(int num_threads);
-}
 
 namespace graphrt {
 namespace nn {
 
 namespace {
 
-// Keeps oneDNN on the calling thread: its OpenMP runtime would otherwise
-// start a team of all cores for every primitive.
-class OmpSingleThread {
- public:
-  OmpSingleThread() : prev_(omp_get_max_threads()) {
-    if (prev_ != 1) omp_set_num_threads(1);
-  }
-  ~OmpSingleThread() {
-    if (prev_ != 1) omp_set_num_threads(prev_);
-  }
-
- private:
-  int prev_;
-};
-
-dnnl_engine_t Engine() {
-  static dnnl_engine_t engine = [] {
-    dnnl_engine_t e = nullptr;
-    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success) return e = nullptr;
-    return e;
-  }();
-  return engine;
-}
-
-// One stream per thread (CPU streams execute synchronously on the caller).
-dnnl_stream_t ThreadStream() {
-  struct Holder {
-    dnnl_stream_t s = nullptr;
-    ~Holder() {
-      if (s != nullptr) dnnl_stream_destroy(s);
-    }
-  };
-  thread_local Holder holder;
-  if (holder.s == nullptr &&
-      dnnl_stream_create(&holder.s, Engine(), dnnl_stream_default_flags) !=
-          dnnl_success) {
-    holder.s = nullptr;
-  }
-  return holder.s;
-}
+using dnnl_util::AlignedBuffer;
+using dnnl_util::AllocAligned;
+using dnnl_util::Engine;
+using dnnl_util::OmpSingleThread;
+using dnnl_util::Reorder;
+using dnnl_util::ThreadScratchpad;
+using dnnl_util::ThreadStream;
 
 std::string Geometry(const XnnConvSpec& s, int64_t n, int64_t h, int64_t w) {
   return absl::StrCat(s.kh, "x", s.kw, s.depthwise ? " depthwise" : "",
@@ -78,61 +38,50 @@ std::string Geometry(const XnnConvSpec& s, int64_t n, int64_t h, int64_t w) {
 
 constexpr int64_t kMaxDim = int64_t{1} << 30;
 
-struct AlignedFree {
-  void operator()(void* p) const { std::free(p); }
-};
-using AlignedBuffer = std::unique_ptr<void, AlignedFree>;
-
-AlignedBuffer AllocAligned(size_t bytes) {
-  const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
-  return AlignedBuffer(std::aligned_alloc(64, rounded));
+// NHWC [n, pixels, c] -> oneDNN's nChw16c [n, ceil(c / 16), pixels, 16],
+// the last block's lanes past c zeroed (the Winograd kernels multiply them
+// by the packed filter's zero rows: garbage there could be NaN).
+void ToBlocked16(const float* in, int64_t n, int64_t pixels, int64_t c,
+                 float* out) {
+  const int64_t blocks = (c + 15) / 16;
+  for (int64_t img = 0; img < n; ++img) {
+    const float* src = in + img * pixels * c;
+    float* dst = out + img * blocks * pixels * 16;
+    for (int64_t p = 0; p < pixels; ++p) {
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t lanes = std::min<int64_t>(16, c - b * 16);
+        float* to = dst + (b * pixels + p) * 16;
+        const float* from = src + p * c + b * 16;
+        for (int64_t l = 0; l < lanes; ++l) to[l] = from[l];
+        for (int64_t l = lanes; l < 16; ++l) to[l] = 0.0f;
+      }
+    }
+  }
 }
 
-// The calling thread's oneDNN scratchpad, at least `bytes` long (null when
-// out of memory). Shared by every primitive the thread runs: a thread runs
-// one at a time, so the largest need is enough, where a buffer per
-// primitive summed them (every convolution of a model; several MB).
-void* ThreadScratchpad(size_t bytes) {
-  struct Holder {
-    AlignedBuffer buffer;
-    size_t size = 0;
-  };
-  thread_local Holder holder;
-  if (holder.size < bytes) {
-    holder.buffer.reset();
-    holder.size = 0;
-    holder.buffer = AllocAligned(bytes);
-    if (holder.buffer != nullptr) holder.size = bytes;
+// The inverse of ToBlocked16, clamping each value to [lo, hi].
+void FromBlocked16(const float* in, int64_t n, int64_t pixels, int64_t c,
+                   float lo, float hi, float* out) {
+  const int64_t blocks = (c + 15) / 16;
+  const bool clamp = std::isfinite(lo) || std::isfinite(hi);
+  for (int64_t img = 0; img < n; ++img) {
+    const float* src = in + img * blocks * pixels * 16;
+    float* dst = out + img * pixels * c;
+    for (int64_t p = 0; p < pixels; ++p) {
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t lanes = std::min<int64_t>(16, c - b * 16);
+        const float* from = src + (b * pixels + p) * 16;
+        float* to = dst + p * c + b * 16;
+        if (clamp) {
+          for (int64_t l = 0; l < lanes; ++l) {
+            to[l] = std::min(std::max(from[l], lo), hi);
+          }
+        } else {
+          for (int64_t l = 0; l < lanes; ++l) to[l] = from[l];
+        }
+      }
+    }
   }
-  return holder.buffer.get();
-}
-
-// Copies weights from one layout into another (dims equal) on the calling
-// thread.
-dnnl_status_t Reorder(const dnnl_memory_desc_t& from_md, const void* from_data,
-                      const dnnl_memory_desc_t& to_md, void* to_data) {
-  dnnl_memory_t from = nullptr, to = nullptr;
-  dnnl_primitive_desc_t reorder_pd = nullptr;
-  dnnl_primitive_t reorder = nullptr;
-  dnnl_status_t st = dnnl_memory_create(&from, &from_md, Engine(),
-                                        const_cast<void*>(from_data));
-  if (st == dnnl_success) {
-    st = dnnl_memory_create(&to, &to_md, Engine(), to_data);
-  }
-  if (st == dnnl_success) {
-    st = dnnl_reorder_primitive_desc_create(&reorder_pd, &from_md, Engine(),
-                                            &to_md, Engine(), nullptr);
-  }
-  if (st == dnnl_success) st = dnnl_primitive_create(&reorder, reorder_pd);
-  if (st == dnnl_success) {
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-    st = dnnl_primitive_execute(reorder, ThreadStream(), 2, args);
-  }
-  if (reorder != nullptr) dnnl_primitive_destroy(reorder);
-  if (reorder_pd != nullptr) dnnl_primitive_desc_destroy(reorder_pd);
-  if (to != nullptr) dnnl_memory_destroy(to);
-  if (from != nullptr) dnnl_memory_destroy(from);
-  return st;
 }
 
 }  // namespace
@@ -151,6 +100,45 @@ bool DnnlHasAvx512() {
   if (!DnnlAvailable()) return false;
   const int isa = static_cast<int>(dnnl_get_effective_cpu_isa());
   return (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
+}
+
+bool DnnlWinogradPays(const XnnConvSpec& spec, int64_t n, int64_t out_h,
+                      int64_t out_w) {
+  enum class Mode { kOff, kRule, kAll };
+  static const Mode mode = [] {
+    const char* v = std::getenv("GRAPHRT_WINOGRAD");
+    if (v == nullptr) return Mode::kRule;
+    if (v[0] == '0') return Mode::kOff;
+    if (std::string(v) == "all") return Mode::kAll;
+    return Mode::kRule;
+  }();
+  if (mode == Mode::kOff || !DnnlHasAvx512() || spec.depthwise ||
+      spec.kh != 3 || spec.kw != 3 || spec.stride_h != 1 ||
+      spec.stride_w != 1 || spec.dilation_h != 1 || spec.dilation_w != 1) {
+    return false;
+  }
+  if (mode == Mode::kAll) return true;
+  // Measured on the corpus models (Zen 4, one thread; bench/RESULTS.md
+  // "Winograd convolutions"). Layers whose channels fill less than 85% of
+  // their 16-channel blocks lose (RGB stems 3-4x slower, 2- to 8-channel
+  // heads 1.5-10x, rvm's 35 -> 16 (73%) 1.25x). Under 30x30 output pixels
+  // the packed weights (1.8x the filter for F(2x2, 3x3), 4x for F(4x4,
+  // 3x3)) and the transforms' buffers outgrow the activations they save
+  // time on: with them nanodet's peak RSS went to 1.75x its weights +
+  // activations (its 13x13 and 26x26 layers; the target is 1.5x). Under 20
+  // MFLOP the gain is a few microseconds against oneDNN's fixed cost per
+  // primitive (JIT code, 8 heap blocks per call): liveness' and age's
+  // layers gained 7-80 us and their peak RSS went to 1.6-2.3x.
+  constexpr int64_t kMinPixels = 30 * 30;
+  constexpr double kMinFlops = 20e6;
+  auto filled = [](int64_t c) {
+    return static_cast<double>(c) / ((c + 15) / 16 * 16);
+  };
+  return spec.in_channels >= 16 && spec.out_channels >= 16 &&
+         filled(spec.in_channels) * filled(spec.out_channels) >= 0.85 &&
+         n * out_h * out_w >= kMinPixels &&
+         2.0 * 9 * spec.in_channels * spec.out_channels * n * out_h * out_w >=
+             kMinFlops;
 }
 
 namespace {
@@ -187,8 +175,10 @@ dnnl_status_t FilterMd(const XnnConvSpec& s, bool transposed, bool format_any,
 }  // namespace
 
 struct DnnlConv::ExecContext {
+  // scratch: the thread's (ThreadScratchpad). Winograd entries' src and
+  // dst are blocked copies in it.
   dnnl_memory_t src = nullptr, weights = nullptr, bias = nullptr, dst = nullptr,
-                scratch = nullptr;  // scratch: the thread's (ThreadScratchpad)
+                scratch = nullptr;
   ~ExecContext() {
     for (dnnl_memory_t m : {src, weights, bias, dst, scratch}) {
       if (m != nullptr) dnnl_memory_destroy(m);
@@ -224,6 +214,20 @@ struct DnnlConv::Entry {
   };
   mutable IdleSlots idle;
 
+  // Set when the primitive is oneDNN's Winograd convolution (Build, when
+  // DnnlWinogradPays): it runs on the blocked layout nChw16c, so Run copies
+  // the NHWC input in (and a residual into dst) and the output back out
+  // (ToBlocked16 / FromBlocked16, no oneDNN reorder: those allocate per
+  // call), through the thread's scratchpad: [primitive scratch | src | dst].
+  struct Winograd {
+    size_t src_bytes = 0, dst_bytes = 0;
+    // The clamp oneDNN's Winograd kernels cannot fuse (all but Relu),
+    // applied to the NHWC output; infinite when none.
+    float out_min = -std::numeric_limits<float>::infinity();
+    float out_max = std::numeric_limits<float>::infinity();
+  };
+  std::unique_ptr<Winograd> winograd;
+
   // The primitive's descriptor of `what` (src, weights, dst, scratchpad;
   // weights index 1: the bias), or null.
   const dnnl_memory_desc_t* Md(dnnl_query_t what, int index = 0) const {
@@ -256,12 +260,18 @@ struct DnnlConv::Entry {
   }
 
   // Creates the primitive and the packed weights, reordered from
-  // `weights` (in layout `weights_layout`, or TF's layout when null). Ok
-  // with usable == false when oneDNN has no JIT implementation for this
-  // geometry.
-  absl::Status Build(int64_t out_h, int64_t out_w, const void* weights,
+  // `weights` (in layout `weights_layout`, or TF's layout when null): the
+  // Winograd kernels when `allow_winograd` and DnnlWinogradPays, else the
+  // direct ones. Ok with usable == false when oneDNN has no JIT
+  // implementation for this geometry.
+  absl::Status Build(bool allow_winograd, int64_t out_h, int64_t out_w,
+                     const void* weights,
                      const dnnl_memory_desc_t* weights_layout);
   absl::StatusOr<std::unique_ptr<ExecContext>> NewContext() const;
+  // Sets `winograd` up for `pd` (a Winograd primitive descriptor) when
+  // its src and dst are plain nChw16c (what ToBlocked16 writes); else
+  // leaves it null.
+  void SetUpWinograd(int64_t out_h, int64_t out_w);
 
   // An idle context, or null when every slot is empty.
   std::unique_ptr<ExecContext> TakeIdle() const {
@@ -287,8 +297,8 @@ struct DnnlConv::Entry {
   }
 };
 
-absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
-                                    const void* weights,
+absl::Status DnnlConv::Entry::Build(bool allow_winograd, int64_t out_h,
+                                    int64_t out_w, const void* weights,
                                     const dnnl_memory_desc_t* weights_layout) {
   const XnnConvSpec& s = spec;
   const std::string where = Geometry(s, n, h, w);
@@ -332,14 +342,31 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
   dnnl_dims_t pad_l = {s.pad_top, s.pad_left};
   dnnl_dims_t pad_r = {s.pad_bottom, s.pad_right};
   const bool lo = std::isfinite(s.out_min), hi = std::isfinite(s.out_max);
+  const bool relu = lo && !hi && s.out_min == 0.0f;
+  // Layout left to the implementation (Winograd's blocked one).
+  dnnl_memory_desc_t src_any_md, dst_any_md;
+  st = dnnl_memory_desc_init_by_tag(&src_any_md, 4, src_dims, dnnl_f32,
+                                    dnnl_format_tag_any);
+  if (st == dnnl_success) {
+    st = dnnl_memory_desc_init_by_tag(&dst_any_md, 4, dst_dims, dnnl_f32,
+                                      dnnl_format_tag_any);
+  }
+  if (st != dnnl_success) return fail("dnnl_memory_desc_init_by_tag", st);
   // Makes `pd` (null when oneDNN has no implementation); the bias goes to
   // the primitive's bias argument, or to a binary-add post-op after the
-  // residual sum and before the clamp when `bias_post_op`.
-  auto create_pd = [&](bool bias_post_op) -> dnnl_status_t {
+  // residual sum and before the clamp when `bias_post_op`. With `wino`,
+  // oneDNN's Winograd algorithm on the layouts it picks, fusing only a Relu
+  // clamp (the only one its kernels take; Run applies others).
+  auto create_pd = [&](bool bias_post_op, bool wino) -> dnnl_status_t {
     dnnl_convolution_desc_t conv_desc;
     dnnl_deconvolution_desc_t deconv_desc;
     dnnl_status_t st;
-    if (transposed) {
+    if (wino) {
+      st = dnnl_dilated_convolution_forward_desc_init(
+          &conv_desc, dnnl_forward_inference, dnnl_convolution_winograd,
+          &src_any_md, &any_weights_md, has_bias ? &bias_md : nullptr,
+          &dst_any_md, strides, dilates, pad_l, pad_r);
+    } else if (transposed) {
       st = dnnl_dilated_deconvolution_forward_desc_init(
           &deconv_desc, dnnl_forward_inference, dnnl_deconvolution_direct,
           &src_md, &any_weights_md, nullptr, &dst_md, strides, dilates, pad_l,
@@ -359,7 +386,8 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
     if ((st = dnnl_primitive_attr_create(&attr)) != dnnl_success) return st;
     st = dnnl_primitive_attr_set_scratchpad_mode(attr,
                                                  dnnl_scratchpad_mode_user);
-    if (st == dnnl_success && (lo || hi || has_residual || bias_post_op)) {
+    const bool clamp = wino ? relu : lo || hi;
+    if (st == dnnl_success && (clamp || has_residual || bias_post_op)) {
       st = dnnl_post_ops_create(&post_ops);
       // + dst's previous contents (the residual, copied there before the
       // call unless it already is dst), + the bias when it is a post-op,
@@ -373,8 +401,8 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
         st = dnnl_post_ops_append_binary(post_ops, dnnl_binary_add,
                                          &bias_post_md);
       }
-      if (st == dnnl_success && (lo || hi)) {
-        if (lo && !hi && s.out_min == 0.0f) {
+      if (st == dnnl_success && clamp) {
+        if (relu) {
           st = dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu,
                                             0.0f, 0.0f);
         } else {
@@ -401,7 +429,27 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
     return impl == nullptr ? absl::string_view() : absl::string_view(impl);
   };
-  if ((st = create_pd(false)) != dnnl_success) {
+  if (allow_winograd && !transposed && DnnlWinogradPays(s, n, out_h, out_w)) {
+    if ((st = create_pd(false, /*wino=*/true)) != dnnl_success) {
+      return fail("dnnl primitive attributes", st);
+    }
+    // On other layouts than nChw16c (not expected), the direct path.
+    if (pd != nullptr && absl::StrContains(impl_name(), "wino")) {
+      SetUpWinograd(out_h, out_w);
+    }
+    if (winograd != nullptr) {
+      if (!relu) {
+        winograd->out_min = s.out_min;
+        winograd->out_max = s.out_max;
+      }
+    }
+    if (pd != nullptr && winograd == nullptr) {
+      dnnl_primitive_desc_destroy(pd);
+      pd = nullptr;
+    }
+  }
+  if (winograd == nullptr &&
+      (st = create_pd(false, /*wino=*/false)) != dnnl_success) {
     return fail("dnnl primitive attributes", st);
   }
   if (pd == nullptr) return absl::OkStatus();  // no implementation
@@ -411,11 +459,11 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
   // every partial sum at a large folded bias's magnitude (fused_conv.h).
   // There the bias becomes a post-op, applied after the dot product.
   // Depthwise sums are short enough not to matter.
-  if (has_bias && !transposed && !s.depthwise &&
+  if (has_bias && !transposed && !s.depthwise && winograd == nullptr &&
       !absl::StartsWith(impl_name(), "brg")) {
     dnnl_primitive_desc_destroy(pd);
     pd = nullptr;
-    if ((st = create_pd(true)) != dnnl_success) {
+    if ((st = create_pd(true, /*wino=*/false)) != dnnl_success) {
       return fail("dnnl primitive attributes", st);
     }
     if (pd == nullptr) return absl::OkStatus();  // no implementation
@@ -453,11 +501,48 @@ absl::Status DnnlConv::Entry::Build(int64_t out_h, int64_t out_w,
         absl::StrCat("cannot allocate ", packed_bytes,
                      " bytes of packed weights for a ", where));
   }
+  // oneDNN's Winograd weights reorder starts from a plain layout only: a
+  // blocked source (another entry's packed copy) goes through TF's first.
+  AlignedBuffer plain;
+  if (winograd != nullptr && weights_layout != nullptr) {
+    plain = AllocAligned(dnnl_memory_desc_get_size(&user_md));
+    if (plain == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate the filter of a ", where));
+    }
+    st = Reorder(*weights_layout, weights, user_md, plain.get());
+    if (st != dnnl_success) return fail("oneDNN weight reorder", st);
+    weights = plain.get();
+    weights_layout = nullptr;
+  }
   st = Reorder(weights_layout != nullptr ? *weights_layout : user_md, weights,
                *weights_md, packed_weights.get());
   if (st != dnnl_success) return fail("oneDNN weight reorder", st);
   usable = true;
   return absl::OkStatus();
+}
+
+void DnnlConv::Entry::SetUpWinograd(int64_t out_h, int64_t out_w) {
+  auto blocked = [](int64_t n, int64_t c, int64_t h, int64_t w,
+                    const dnnl_memory_desc_t* got) {
+    dnnl_dims_t dims = {n, c, h, w};
+    dnnl_memory_desc_t want;
+    return got != nullptr &&
+           dnnl_memory_desc_init_by_tag(&want, 4, dims, dnnl_f32,
+                                        dnnl_nChw16c) == dnnl_success &&
+           dnnl_memory_desc_equal(&want, got) == 1;
+  };
+  const dnnl_memory_desc_t* src_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+  const dnnl_memory_desc_t* dst_md =
+      dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+  if (!blocked(n, spec.in_channels, h, w, src_md) ||
+      !blocked(n, spec.out_channels, out_h, out_w, dst_md)) {
+    return;
+  }
+  winograd = std::make_unique<Winograd>();
+  winograd->src_bytes = dnnl_memory_desc_get_size(src_md);
+  winograd->dst_bytes = dnnl_memory_desc_get_size(dst_md);
 }
 
 absl::StatusOr<std::unique_ptr<DnnlConv::ExecContext>>
@@ -502,7 +587,7 @@ DnnlConv::Entry::NewContext() const {
   return c;
 }
 
-DnnlConv::DnnlConv() = default;
+DnnlConv::DnnlConv(bool allow_winograd) : allow_winograd_(allow_winograd) {}
 DnnlConv::~DnnlConv() {
   for (auto& e : entries_) delete e.load(std::memory_order_acquire);
 }
@@ -528,7 +613,8 @@ const DnnlConv::Entry* DnnlConv::PackedAdoptedEntry() const {
   const int count = num_entries_.load(std::memory_order_acquire);
   for (int i = 0; i < count; ++i) {
     const Entry* e = entries_[i].load(std::memory_order_acquire);
-    if (e->adopted && e->usable) packed = e;
+    // Winograd weights have no reorder back to another layout.
+    if (e->adopted && e->usable && e->winograd == nullptr) packed = e;
   }
   return packed;
 }
@@ -659,10 +745,14 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
         weights = packed->packed_weights.get();
         weights_layout = packed->Md(dnnl_query_weights_md);
       }
-      absl::Status built = e->Build(out_h, out_w, weights, weights_layout);
+      absl::Status built =
+          e->Build(allow_winograd_, out_h, out_w, weights, weights_layout);
       if (!built.ok()) e->usable = false;
-      // Packed: the TF-layout copy can go (AdoptedFilter rebuilds it).
-      if (e->usable && adopted) adopted_filter_ = Tensor();
+      // Packed: the TF-layout copy can go (AdoptedFilter rebuilds it), but
+      // not from Winograd weights, which have no reorder back.
+      if (e->usable && adopted && e->winograd == nullptr) {
+        adopted_filter_ = Tensor();
+      }
       entry = e.get();
       entries_[count].store(e.release(), std::memory_order_release);
       num_entries_.store(count + 1, std::memory_order_release);
@@ -676,24 +766,51 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
     if (!made.ok()) return made.status();
     ctx = std::move(*made);
   }
-  dnnl_status_t st = dnnl_memory_set_data_handle_v2(
-      ctx->src, const_cast<float*>(in), ThreadStream());
-  if (st == dnnl_success) {
-    st = dnnl_memory_set_data_handle_v2(ctx->dst, out, ThreadStream());
-  }
-  if (st == dnnl_success && ctx->scratch != nullptr) {
-    void* scratch = ThreadScratchpad(entry->scratch_bytes);
+  const Entry::Winograd* wino = entry->winograd.get();
+  // The thread's scratchpad: the primitive's, then (Winograd) the blocked
+  // src and dst.
+  const size_t prim_scratch = dnnl_util::RoundUp64(entry->scratch_bytes);
+  const size_t blocked_src_at = prim_scratch;
+  const size_t blocked_dst_at =
+      wino == nullptr ? 0
+                      : prim_scratch + dnnl_util::RoundUp64(wino->src_bytes);
+  const size_t scratch_total =
+      wino == nullptr ? entry->scratch_bytes : blocked_dst_at + wino->dst_bytes;
+  char* scratch = nullptr;
+  if (scratch_total > 0) {
+    scratch = static_cast<char*>(ThreadScratchpad(scratch_total));
     if (scratch == nullptr) {
       entry->PutIdle(std::move(ctx));
       return absl::ResourceExhaustedError(absl::StrCat(
-          "cannot allocate ", entry->scratch_bytes,
+          "cannot allocate ", scratch_total,
           " bytes of oneDNN scratchpad for a ", Geometry(spec, n, h, w)));
     }
-    st = dnnl_memory_set_data_handle_v2(ctx->scratch, scratch, ThreadStream());
   }
-  if (st == dnnl_success && residual != nullptr && residual != out) {
-    std::memcpy(out, residual,
-                dnnl_memory_desc_get_size(entry->Md(dnnl_query_dst_md)));
+  auto set = [](dnnl_memory_t m, const void* data) {
+    return dnnl_memory_set_data_handle_v2(m, const_cast<void*>(data),
+                                          ThreadStream());
+  };
+  dnnl_status_t st = dnnl_success;
+  float* blocked_dst = nullptr;
+  if (wino != nullptr) {
+    float* blocked_src = reinterpret_cast<float*>(scratch + blocked_src_at);
+    blocked_dst = reinterpret_cast<float*>(scratch + blocked_dst_at);
+    st = set(ctx->src, blocked_src);
+    if (st == dnnl_success) st = set(ctx->dst, blocked_dst);
+    ToBlocked16(in, n, h * w, spec.in_channels, blocked_src);
+    if (residual != nullptr) {
+      ToBlocked16(residual, n, out_h * out_w, spec.out_channels, blocked_dst);
+    }
+  } else {
+    st = set(ctx->src, in);
+    if (st == dnnl_success) st = set(ctx->dst, out);
+    if (st == dnnl_success && residual != nullptr && residual != out) {
+      std::memcpy(out, residual,
+                  dnnl_memory_desc_get_size(entry->Md(dnnl_query_dst_md)));
+    }
+  }
+  if (st == dnnl_success && ctx->scratch != nullptr) {
+    st = set(ctx->scratch, scratch);
   }
   if (st == dnnl_success) {
     dnnl_exec_arg_t args[6];
@@ -711,6 +828,10 @@ absl::StatusOr<bool> DnnlConv::RunImpl(bool transposed, const XnnConvSpec& spec,
     }
 
     st = dnnl_primitive_execute(entry->primitive, ThreadStream(), nargs, args);
+  }
+  if (st == dnnl_success && wino != nullptr) {
+    FromBlocked16(blocked_dst, n, out_h * out_w, spec.out_channels,
+                  wino->out_min, wino->out_max, out);
   }
   entry->PutIdle(std::move(ctx));
   if (st != dnnl_success) {

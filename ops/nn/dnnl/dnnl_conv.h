@@ -71,11 +71,25 @@ bool DnnlAvailable();
 // geometries (the rest are declined: XNNPACK runs them). Thread-safe.
 bool DnnlHasAvx512();
 
+// Whether DnnlConv runs this regular convolution on oneDNN's Winograd
+// kernels (F(2x2, 3x3) or F(4x4, 3x3), oneDNN's choice, on its blocked
+// nChw16c layout) rather than its direct ones: 3x3, stride 1, undilated,
+// AVX-512, and channels enough to fill the blocks (WinogradPays in
+// dnnl_conv.cc has the measured bounds). The output differs from the direct
+// sum by a few ulps of the output's magnitude (the transforms' rounding;
+// tests/ops/dnnl_conv_test.cc, WinogradConvTest, bounds it). GRAPHRT_WINOGRAD=0
+// turns it off; GRAPHRT_WINOGRAD=all takes every such convolution (for
+// measuring the bounds). Thread-safe.
+bool DnnlWinogradPays(const XnnConvSpec& spec, int64_t n, int64_t out_h,
+                      int64_t out_w);
+
 class DnnlConv {
  public:
   static constexpr int kMaxDistinctKeys = 8;
 
-  DnnlConv();
+  // `allow_winograd` false: never the Winograd kernels, even where
+  // DnnlWinogradPays (benchmarks and tests compare the two).
+  explicit DnnlConv(bool allow_winograd = true);
   ~DnnlConv();
   DnnlConv(const DnnlConv&) = delete;
   DnnlConv& operator=(const DnnlConv&) = delete;
@@ -142,6 +156,7 @@ class DnnlConv {
   mutable Mutex mu_;  // serialises building entries
   mutable std::atomic<Entry*> entries_[kMaxDistinctKeys] = {};
   mutable std::atomic<int> num_entries_{0};
+  const bool allow_winograd_;
   bool adopted_ = false;  // set once, before any Run
   // The adopted filter in TF layout while no entry holds it packed.
   mutable Tensor adopted_filter_ ABSL_GUARDED_BY(mu_);
