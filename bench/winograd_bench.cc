@@ -1,7 +1,7 @@
 // oneDNN's Winograd convolutions (DnnlWinogradPays, ops/nn/dnnl/
-// dnnl_conv.h) against its direct (brgemm) ones on the corpus's 3x3
+// dnnl_winograd.h) against its direct (brgemm) ones on the corpus's 3x3
 // stride-1 layers, one thread, each with its bias and Relu fused and the
-// Winograd path's reorders to and from NHWC included:
+// Winograd path's copies to and from NHWC included:
 //
 //   bazel run --config=opt //bench:winograd_bench
 //

@@ -109,7 +109,8 @@ case "$mode" in
         //tests/ops:mutable_table_ops_test //tests/ops:text_file_init_ops_test \
         //tests/ops:lookup_concurrency_test //tests/ops:tensor_array_ops_test \
         //tests/ops:regex_replace_dynamic_test //tests/ops:xnn_conv_test \
-        //tests/ops:dnnl_conv_test //tests/ops:direct_conv_test \
+        //tests/ops:dnnl_conv_test //tests/ops:dnnl_winograd_test \
+        //tests/ops:direct_conv_test \
         //tests/ops:state_resource_variable_ops_test \
         //tests/hardening:stress_test
     fi

@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ops/nn/dnnl/dnnl_winograd.h"
 #include "ops/nn/xnnpack/xnn_conv.h"
 #include "runtime/mutex.h"
 #include "runtime/tensor.h"
@@ -70,18 +71,6 @@ bool DnnlAvailable();
 // multipliers above 1. On AVX2 machines oneDNN's JIT kernels cover fewer
 // geometries (the rest are declined: XNNPACK runs them). Thread-safe.
 bool DnnlHasAvx512();
-
-// Whether DnnlConv runs this regular convolution on oneDNN's Winograd
-// kernels (F(2x2, 3x3) or F(4x4, 3x3), oneDNN's choice, on its blocked
-// nChw16c layout) rather than its direct ones: 3x3, stride 1, undilated,
-// AVX-512, and channels enough to fill the blocks (WinogradPays in
-// dnnl_conv.cc has the measured bounds). The output differs from the direct
-// sum by a few ulps of the output's magnitude (the transforms' rounding;
-// tests/ops/dnnl_conv_test.cc, WinogradConvTest, bounds it). GRAPHRT_WINOGRAD=0
-// turns it off; GRAPHRT_WINOGRAD=all takes every such convolution (for
-// measuring the bounds). Thread-safe.
-bool DnnlWinogradPays(const XnnConvSpec& spec, int64_t n, int64_t out_h,
-                      int64_t out_w);
 
 class DnnlConv {
  public:
