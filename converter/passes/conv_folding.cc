@@ -19,28 +19,6 @@ using tensorflow::NodeDef;
 
 namespace {
 
-// The float32 weight of Const node `n` (weights only: filters always are).
-const Tensor* FloatWeight(const NodeDef& n, const WeightMap& weights) {
-  if (n.op() != "Const" || !TypeIsOrAbsent(n, "dtype", tensorflow::DT_FLOAT)) {
-    return nullptr;
-  }
-  auto w = weights.find(n.name());
-  if (w == weights.end() || w->second.dtype() != DType::kFloat32) {
-    return nullptr;
-  }
-  return &w->second;
-}
-
-// A float32 Const of one value (rank 0, or rank 1 of one element).
-std::optional<float> OneFloat(const NodeDef& n, const WeightMap& weights) {
-  if (std::optional<float> v = FloatScalarConstValue(n, weights)) return v;
-  const Tensor* w = FloatWeight(n, weights);
-  if (w != nullptr && w->rank() == 1 && w->dim(0) == 1) {
-    return w->data<float>()[0];
-  }
-  return std::nullopt;
-}
-
 // A convolution whose last fused op is Relu or Relu6 (its output is >= 0
 // or NaN).
 bool ClampsAtZero(const NodeDef& conv) {
@@ -70,24 +48,6 @@ bool IsResidualConv(const NodeDef& n) {
          ops->second.list().s(0) == "BiasAdd" &&
          ops->second.list().s(1) == "Add" && args != n.attr().end() &&
          args->second.i() == 2;
-}
-
-// A new float32 Const holding `value` (a weight), named `base` or, when
-// that is taken, `base` with "_"s appended; appended to `added` (the
-// caller adds those to the graph after its scan) and to `index` as -1.
-std::string AddWeightConst(std::string name, const std::string& device,
-                           Tensor value,
-                           absl::flat_hash_map<std::string, int>* index,
-                           WeightMap* weights, std::vector<NodeDef>* added) {
-  while (index->contains(name)) name += "_";
-  NodeDef& c = added->emplace_back();
-  c.set_name(name);
-  c.set_op("Const");
-  c.set_device(device);
-  (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  (*weights)[name] = std::move(value);
-  (*index)[name] = -1;
-  return name;
 }
 
 bool AllFinite(const Tensor& t) {

@@ -232,6 +232,41 @@ NodeDef Int32ConstNode(const std::string& name,
   return c;
 }
 
+const Tensor* FloatWeight(const NodeDef& n, const WeightMap& weights) {
+  if (n.op() != "Const" || !TypeIsOrAbsent(n, "dtype", tensorflow::DT_FLOAT)) {
+    return nullptr;
+  }
+  auto w = weights.find(n.name());
+  if (w == weights.end() || w->second.dtype() != DType::kFloat32) {
+    return nullptr;
+  }
+  return &w->second;
+}
+
+std::optional<float> OneFloat(const NodeDef& n, const WeightMap& weights) {
+  if (std::optional<float> v = FloatScalarConstValue(n, weights)) return v;
+  const Tensor* w = FloatWeight(n, weights);
+  if (w != nullptr && w->rank() == 1 && w->dim(0) == 1) {
+    return w->data<float>()[0];
+  }
+  return std::nullopt;
+}
+
+std::string AddWeightConst(std::string name, const std::string& device,
+                           Tensor value,
+                           absl::flat_hash_map<std::string, int>* index,
+                           WeightMap* weights, std::vector<NodeDef>* added) {
+  while (index->contains(name)) name += "_";
+  NodeDef& c = added->emplace_back();
+  c.set_name(name);
+  c.set_op("Const");
+  c.set_device(device);
+  (*c.mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  (*weights)[name] = std::move(value);
+  (*index)[name] = -1;
+  return name;
+}
+
 void DropDead(GraphDef* g, const std::vector<bool>& dead) {
   GraphDef kept_nodes;
   for (int i = 0; i < g->node_size(); ++i) {

@@ -140,6 +140,25 @@ tensorflow::NodeDef Int32ConstNode(const std::string& name,
                                    const std::vector<int64_t>& dims,
                                    const std::vector<int64_t>& values);
 
+// The float32 weight of Const node `n` (weights only, not a `value`
+// attr: filters and the passes' own constants always are), or null.
+const Tensor* FloatWeight(const tensorflow::NodeDef& n,
+                          const WeightMap& weights);
+
+// A float32 Const of one value (rank 0, or rank 1 of one element).
+std::optional<float> OneFloat(const tensorflow::NodeDef& n,
+                              const WeightMap& weights);
+
+// A new float32 Const holding `value` (a weight), named `name` or, when
+// that is taken, `name` with "_"s appended; appended to `added` (the
+// caller adds those to the graph after its scan) and to `index` as -1.
+// Returns the name.
+std::string AddWeightConst(std::string name, const std::string& device,
+                           Tensor value,
+                           absl::flat_hash_map<std::string, int>* index,
+                           WeightMap* weights,
+                           std::vector<tensorflow::NodeDef>* added);
+
 // Rebuilds `g` without the nodes marked dead.
 void DropDead(tensorflow::GraphDef* g, const std::vector<bool>& dead);
 

@@ -445,7 +445,7 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
 }
 
 // Every count of PassStats has a name below: a new one must be added there.
-static_assert(sizeof(PassStats) == 20 * sizeof(int),
+static_assert(sizeof(PassStats) == 21 * sizeof(int),
               "PassStats changed: name the new count in Rewrites()");
 
 std::vector<std::pair<std::string, int>> PassStats::Rewrites() const {
@@ -460,6 +460,7 @@ std::vector<std::pair<std::string, int>> PassStats::Rewrites() const {
       {"batch norms folded", batch_norms_folded},
       {"conv chains fused", convs_fused},
       {"MatMul chains fused", matmuls_fused},
+      {"affines folded into convs", affines_folded},
       {"PReLUs of Abs fused", abs_prelus_fused},
       {"pads folded into convs", pads_folded},
       {"hard-swishes fused", hard_swishes_fused},
@@ -551,6 +552,13 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   if (has({"MatMul"}) && has({"BiasAdd", "Add", "AddV2"}) &&
       HasEdge(*graph, {"MatMul"}, {"BiasAdd", "Add", "AddV2"})) {
     stats.matmuls_fused = FuseMatMulBiasActivation(graph, weights, keep);
+  }
+  if (has({"Mul", "Add", "AddV2"}) &&
+      HasEdge(
+          *graph, {"Mul", "Add", "AddV2"},
+          {"MaxPool", "AvgPool", "_FusedConv2D", "FusedDepthwiseConv2dNative"},
+          /*first_input_only=*/true)) {
+    stats.affines_folded = FoldAffineIntoConv(graph, weights_in, keep);
   }
   if (adds && has({"Abs"})) {
     stats.abs_prelus_fused = FuseAbsPrelu(graph, weights, keep);

@@ -109,6 +109,19 @@
 //   named like the last node: TensorFlow-written dense layers (the TF.js
 //   converter fuses these itself). Exact: the kernel adds the bias and
 //   clamps with the same operations.
+// * FoldAffineIntoConv (affine_folding.cc): a per-channel affine x * s + b
+//   (Mul and / or Add / AddV2 of float32 constants of one value or one per
+//   channel, either operand order) whose x is a convolution's output (so
+//   known to be [..., channels]: the constants cannot broadcast it) and
+//   whose only reader is a biased _FusedConv2D / FusedDepthwiseConv2dNative
+//   (fused_ops [BiasAdd(, act)], weight filter and bias) whose windows never
+//   reach padding (VALID, or 1x1 at stride 1) -- directly or through a
+//   spatial AvgPool, or a MaxPool when every s > 0 (both commute with such
+//   an affine) -- goes into that convolution: filter w * s[in], bias +
+//   sum(w * b[in]) (new Consts named after it; the sum in double). Keras
+//   models that batch-normalise after the activation (gear: conv, Relu,
+//   BN, MaxPool, conv) lose two passes over each activation. Moves
+//   roundings as FoldConvScale does. Runs after FuseConvBiasActivation.
 // * FoldPadIntoConv: a Pad (zeros) of H and W only, with constant
 //   paddings, whose only consumer is a VALID NHWC float32 Conv2D /
 //   _FusedConv2D / DepthwiseConv2dNative / FusedDepthwiseConv2dNative,
@@ -249,6 +262,7 @@ struct PassStats {
   int nchw_nodes_converted = 0;      // NCHW layout ops run channels-last
   int matmuls_fused = 0;             // MatMul + bias (+ activation)
   int batch_norms_folded = 0;        // inference FusedBatchNorm into a conv
+  int affines_folded = 0;            // x * s + b into the next conv
 
   // Each nonzero count, named for what it counts ("conv chains fused",
   // ...), in the order the passes run: what `graphrt info` reports.
@@ -284,6 +298,8 @@ int FuseAddActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FuseConvAdd(tensorflow::GraphDef* graph, const KeepSet& keep);
 int FuseMatMulBiasActivation(tensorflow::GraphDef* graph,
                              const WeightMap& weights, const KeepSet& keep);
+int FoldAffineIntoConv(tensorflow::GraphDef* graph, WeightMap* weights,
+                       const KeepSet& keep);
 int FuseAbsPrelu(tensorflow::GraphDef* graph, const WeightMap& weights,
                  const KeepSet& keep);
 int FuseHardSwish(tensorflow::GraphDef* graph, const WeightMap& weights,
