@@ -527,6 +527,18 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   }
   if (has({"Switch"})) {
     stats.switches_pruned = PruneDeadSwitches(graph, *weights_in, keep);
+    // Layout choice and transpose sinking skip graphs with v1 frames: a
+    // graph the pruning left without any gets them now.
+    if (stats.switches_pruned > 0 && !HasV1ControlFlow(*graph)) {
+      if (nchw) {
+        const int converted = ChooseNhwcLayout(graph);
+        stats.nchw_nodes_converted += converted;
+        if (converted > 0) ops.insert("Transpose");
+      }
+      if (has({"Transpose"})) {
+        stats.transposes_sunk += SinkTransposes(graph, weights, keep);
+      }
+    }
     if (stats.switches_pruned > 0) {
       stats.identities_removed += RemoveIdentities(graph, keep);
     }

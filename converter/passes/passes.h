@@ -69,8 +69,9 @@
 //   LoopCond, or a Merge whose value_index output is read. TF1 frozen
 //   graphs' conds on a frozen flag then lose their Switch / Merge frames;
 //   once none are left the graph runs on the static plan instead of the
-//   dataflow executor, and RemoveIdentities (which skips graphs with v1
-//   control flow) runs again. Runs after PruneConstantBranches.
+//   dataflow executor, and ChooseNhwcLayout, SinkTransposes and
+//   RemoveIdentities (which skip graphs with v1 control flow) run again.
+//   Runs after PruneConstantBranches.
 // * FoldConvScale (conv_folding.cc): a Conv2D / DepthwiseConv2dNative (NHWC,
 //   float32, a float32 weight as filter) whose only consumer is a Mul by a
 //   float32 constant with one value or one per output channel (dims 1 but

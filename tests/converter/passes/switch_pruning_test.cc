@@ -280,5 +280,31 @@ TEST(PruneDeadSwitchesTest, RunsInOptimizeInferenceGraph) {
   EXPECT_TRUE(RunOnX(g, w, "out").IdenticalTo(before));
 }
 
+// Regression: transpose sinking (which skips graphs with v1 frames) ran
+// before the pruning, so a graph whose every frame was pruned kept its
+// Transposes: x -> Transpose(NCHW) -> Relu -> Transpose(NHWC) -> cond.
+TEST(PruneDeadSwitchesTest, SinksTransposesOnceNoFrameIsLeft) {
+  GraphDef g = CondGraph(true);
+  WeightMap w;
+  test_util::IntWeight(&g, &w, "to_nchw", {0, 3, 1, 2});
+  test_util::IntWeight(&g, &w, "to_nhwc", {0, 2, 3, 1});
+  NodeDef* t1 = test_util::Add(&g, "t1", "Transpose", {"x", "to_nchw"});
+  (*t1->mutable_attr())["Tperm"].set_type(tensorflow::DT_INT32);
+  test_util::Add(&g, "r", "Relu", {"t1"});
+  NodeDef* t2 = test_util::Add(&g, "t2", "Transpose", {"r", "to_nhwc"});
+  (*t2->mutable_attr())["Tperm"].set_type(tensorflow::DT_INT32);
+  for (NodeDef& n : *g.mutable_node()) {
+    if (n.name() == "cond/Switch_1") n.set_input(0, "t2");
+  }
+  const Tensor before = RunOnX(g, w, "out");
+  const PassStats stats =
+      OptimizeInferenceGraph(&g, &w, {"x", "out"}, &BuiltinOps());
+  EXPECT_EQ(stats.switches_pruned, 2);
+  ExpectNoFrame(g);
+  EXPECT_GT(stats.transposes_sunk, 0);
+  EXPECT_EQ(CountOp(g, "Transpose"), 0);
+  EXPECT_TRUE(RunOnX(g, w, "out").IdenticalTo(before));
+}
+
 }  // namespace
 }  // namespace graphrt::passes
