@@ -250,13 +250,19 @@ int FoldAffineIntoConv(GraphDef* graph, WeightMap* weights,
     std::vector<double> extra(target->bias->dim(0), 0.0);
     const float* wv = w.data<float>();
     float* sv = scaled->mutable_data<float>();
-    for (int64_t i = 0; i < w.num_elements(); ++i) {
-      const int64_t ic = i / per_in % channels;
-      sv[i] = wv[i] * scale[ic];
-      // Output channel: HWIO o = i % out; HWCM c * M + m.
-      const int64_t oc =
-          target->depthwise ? i % (channels * per_in) : i % per_in;
-      extra[oc] += static_cast<double>(wv[i]) * shift[ic];
+    // [taps, in, per_in]: HWIO's output channel is j, HWCM's in * M + j.
+    const int64_t taps = w.dim(0) * w.dim(1);
+    int64_t i = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t ic = 0; ic < channels; ++ic) {
+        const float s = scale[ic];
+        const double b = shift[ic];
+        double* out = extra.data() + (target->depthwise ? ic * per_in : 0);
+        for (int64_t j = 0; j < per_in; ++j, ++i) {
+          sv[i] = wv[i] * s;
+          out[j] += wv[i] * b;
+        }
+      }
     }
     for (int64_t o = 0; o < target->bias->dim(0); ++o) {
       biased->mutable_data<float>()[o] =
