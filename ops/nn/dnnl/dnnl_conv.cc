@@ -353,11 +353,9 @@ absl::Status DnnlConv::Entry::Build(bool allow_winograd, int64_t out_h,
     if (pd != nullptr && absl::StrContains(impl_name(), "wino")) {
       SetUpWinograd(out_h, out_w);
     }
-    if (winograd != nullptr) {
-      if (!relu) {
-        winograd->out_min = s.out_min;
-        winograd->out_max = s.out_max;
-      }
+    if (winograd != nullptr && !relu) {
+      winograd->out_min = s.out_min;
+      winograd->out_max = s.out_max;
     }
     if (pd != nullptr && winograd == nullptr) {
       dnnl_primitive_desc_destroy(pd);
