@@ -101,15 +101,31 @@ class TopKKernel : public Kernel {
                 // is a strict total order, so the k best and their sorted
                 // order are the same as partial_sort's.
                 order.clear();
-                for (int64_t i = 0; i < n; ++i) {
-                  if (static_cast<int64_t>(order.size()) < k) {
-                    order.push_back(i);
-                    std::push_heap(order.begin(), order.end(), before);
-                  } else if (before(i, order.front())) {
-                    std::pop_heap(order.begin(), order.end(), before);
-                    order.back() = i;
-                    std::push_heap(order.begin(), order.end(), before);
+                int64_t i = 0;
+                for (; i < k; ++i) {
+                  order.push_back(i);
+                  std::push_heap(order.begin(), order.end(), before);
+                }
+                // Once the heap is full, element i (whose index is above
+                // every kept one) displaces the worst kept only when it is
+                // `before` it: a larger value, or a NaN while the worst is
+                // not; an equal value loses on its index. With the worst
+                // not NaN that is !(v <= worst), so the scan compares
+                // values only, 16 at a time (a count of comparisons, which
+                // vectorizes), until one qualifies.
+                while (i < n) {
+                  const T worst = row[order.front()];
+                  if (IsNan(worst)) break;  // nothing later ranks above
+                  for (; i + 16 <= n; i += 16) {
+                    int below = 0;
+                    for (int j = 0; j < 16; ++j) below += row[i + j] <= worst;
+                    if (below != 16) break;
                   }
+                  while (i < n && row[i] <= worst) ++i;
+                  if (i == n) break;
+                  std::pop_heap(order.begin(), order.end(), before);
+                  order.back() = i++;
+                  std::push_heap(order.begin(), order.end(), before);
                 }
                 std::sort_heap(order.begin(), order.end(), before);
               } else {

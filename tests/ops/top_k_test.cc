@@ -115,6 +115,34 @@ TEST(TopKTest, FewOfManyMatchesFullSort) {
   }
 }
 
+// The heap scan compares values as `v <= worst` (a NaN never is): the same
+// ranks for float16 and integer rows as for their float copies.
+TEST(TopKTest, FewOfManyHalfAndIntMatchFloat) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const int64_t n = 256;
+  const int32_t k = 8;
+  std::vector<float> xf(n);
+  std::vector<float16> xh(n);
+  std::vector<int32_t> xi(n);
+  for (int64_t i = 0; i < n; ++i) {
+    xf[i] = static_cast<float>((i * 37) % 61) - 20.0f;  // ties
+    xi[i] = static_cast<int32_t>(xf[i]);
+  }
+  auto run = [&](const Tensor& x) {
+    OpTest t("TopKV2");
+    auto out = t.Run({x, Tensor::Scalar<int32_t>(k)});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? Values<int32_t>((*out)[1]) : std::vector<int32_t>();
+  };
+  EXPECT_EQ(run(T_<int32_t>({n}, xi)), run(T_<float>({n}, xf)));
+  xf[100] = nan;
+  for (int64_t i = 0; i < n; ++i) xh[i] = float16(xf[i]);
+  const std::vector<int32_t> want = run(T_<float>({n}, xf));
+  ASSERT_EQ(want.size(), static_cast<size_t>(k));
+  EXPECT_EQ(want[0], 100);  // NaN first
+  EXPECT_EQ(run(T_<float16>({n}, xh)), want);
+}
+
 TEST(TopKTest, Errors) {
   OpTest a("TopKV2");
   ExpectError(a.Run({T_<float>({2}, {1, 2}), Tensor::Scalar<int32_t>(3)}),
