@@ -61,8 +61,7 @@ std::optional<FoldTarget> MatchTarget(
       bias->rank() != 1) {
     return std::nullopt;
   }
-  const int64_t out_channels =
-      depthwise ? filter->dim(2) * filter->dim(3) : filter->dim(3);
+  const int64_t out_channels = ConvOutputChannels(*filter, depthwise);
   if (bias->dim(0) != out_channels) return std::nullopt;
   auto padding = conv.attr().find("padding");
   const bool valid =
@@ -102,7 +101,7 @@ int64_t ConvChannels(const GraphDef& g, const NodeDef& n,
   if (f == nullptr || f->rank() != 4 || f->dtype() != DType::kFloat32) {
     return -1;
   }
-  return depthwise ? f->dim(2) * f->dim(3) : f->dim(3);
+  return ConvOutputChannels(*f, depthwise);
 }
 
 // A float32 weight of one value or one per channel along its last axis

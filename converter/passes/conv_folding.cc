@@ -90,8 +90,7 @@ std::optional<RawConv> MatchRawConv(
   if (fi == index.end() || fi->second < 0) return std::nullopt;
   const Tensor* filter = FloatWeight(graph.node(fi->second), weights);
   if (filter == nullptr || filter->rank() != 4) return std::nullopt;
-  return RawConv{fi->second, filter,
-                 depthwise ? filter->dim(2) * filter->dim(3) : filter->dim(3),
+  return RawConv{fi->second, filter, ConvOutputChannels(*filter, depthwise),
                  u->second.consumers[0]};
 }
 

@@ -149,6 +149,12 @@ const Tensor* FloatWeight(const tensorflow::NodeDef& n,
 std::optional<float> OneFloat(const tensorflow::NodeDef& n,
                               const WeightMap& weights);
 
+// Output channels of a rank-4 convolution filter: HWIO's O, or a depthwise
+// HWCM filter's C * M.
+inline int64_t ConvOutputChannels(const Tensor& filter, bool depthwise) {
+  return depthwise ? filter.dim(2) * filter.dim(3) : filter.dim(3);
+}
+
 // A new float32 Const holding `value` (a weight), named `name` or, when
 // that is taken, `name` with "_"s appended; appended to `added` (the
 // caller adds those to the graph after its scan) and to `index` as -1.

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <limits>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "ops/kernel.h"
@@ -224,22 +223,9 @@ TEST(DnnlConvTest, ConcurrentRunsAgree) {
   auto x = Random(12 * 12 * 16, &rng);
   Tensor f = T_<float>({3, 3, 16, 24}, Random(3 * 3 * 16 * 24, &rng));
   DnnlConv conv;
-  std::vector<float> want(12 * 12 * 24);
-  ASSERT_TRUE(*conv.Run(s, f, nullptr, nullptr, x.data(), 1, 12, 12, 12, 12,
-                        want.data()));
-  std::vector<std::vector<float>> got(4, std::vector<float>(want.size()));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int r = 0; r < 20; ++r) {
-        auto done = conv.Run(s, f, nullptr, nullptr, x.data(), 1, 12, 12, 12,
-                             12, got[t].data());
-        if (!done.ok() || !*done) return;
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (int t = 0; t < 4; ++t) EXPECT_EQ(got[t], want) << "thread " << t;
+  ExpectConcurrentRunsAgree(12 * 12 * 24, 20, [&](float* out) {
+    return conv.Run(s, f, nullptr, nullptr, x.data(), 1, 12, 12, 12, 12, out);
+  });
 }
 
 TEST(DnnlConvTest, LeavesTheCallersOpenMpThreadCountAlone) {

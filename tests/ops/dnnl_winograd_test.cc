@@ -12,7 +12,6 @@
 #include <cmath>
 #include <limits>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "ops/kernel.h"
@@ -222,22 +221,9 @@ TEST(WinogradConvTest, ConcurrentRunsAgree) {
   auto x = Random(32 * 32 * 32, &rng);
   Tensor f = ConvFilter(s, Random(9 * 32 * 48, &rng));
   DnnlConv conv;
-  std::vector<float> want(32 * 32 * 48);
-  ASSERT_TRUE(*conv.Run(s, f, nullptr, nullptr, x.data(), 1, 32, 32, 32, 32,
-                        want.data()));
-  std::vector<std::vector<float>> got(4, std::vector<float>(want.size()));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int r = 0; r < 10; ++r) {
-        auto done = conv.Run(s, f, nullptr, nullptr, x.data(), 1, 32, 32, 32,
-                             32, got[t].data());
-        if (!done.ok() || !*done) return;
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (int t = 0; t < 4; ++t) EXPECT_EQ(got[t], want) << "thread " << t;
+  ExpectConcurrentRunsAgree(32 * 32 * 48, 10, [&](float* out) {
+    return conv.Run(s, f, nullptr, nullptr, x.data(), 1, 32, 32, 32, 32, out);
+  });
 }
 
 }  // namespace

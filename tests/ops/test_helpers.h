@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -65,6 +66,29 @@ inline void Window(int64_t in, int64_t k, int64_t s, int64_t d,
     *out = (in + pb + pa - e + s) / s;
     *before = pb;
   }
+}
+
+// `run(out)` (a Run writing `out_size` floats; false or an error: failed)
+// once on this thread, then `runs` times on each of 4 threads into each
+// thread's own buffer: every thread's result must equal the first, bit for
+// bit.
+template <typename RunFn>
+void ExpectConcurrentRunsAgree(size_t out_size, int runs, const RunFn& run) {
+  std::vector<float> want(out_size);
+  absl::StatusOr<bool> first = run(want.data());
+  ASSERT_TRUE(first.ok() && *first);
+  std::vector<std::vector<float>> got(4, std::vector<float>(out_size));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < runs; ++r) {
+        absl::StatusOr<bool> done = run(got[t].data());
+        if (!done.ok() || !*done) return;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(got[t], want) << "thread " << t;
 }
 
 }  // namespace graphrt::testing

@@ -138,18 +138,6 @@ Tensor Input(int64_t h, int64_t w, int64_t c, int64_t batch = 2) {
   return x;
 }
 
-Tensor RunGraph(const GraphDef& g, const WeightMap& w, const Tensor& x) {
-  auto graph = Graph::Build(g, w, BuiltinOps(), "test");
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  if (!graph.ok()) return Tensor();
-  ResourceManager resources;
-  Executor exec(graph->get(), &resources, nullptr);
-  auto out = exec.Run({{*(*graph)->ResolveTensor("x"), x}},
-                      {*(*graph)->ResolveTensor("out")});
-  EXPECT_TRUE(out.ok()) << out.status();
-  return out.ok() ? (*out)[0] : Tensor();
-}
-
 void ExpectFusedMatches(const BlockParams& p, int64_t h, int64_t w,
                         int64_t batch = 2) {
   BlockGraph m(p);

@@ -53,19 +53,11 @@ Dense MakeDense() {
 }
 
 Tensor RunDense(const GraphDef& g, const WeightMap& w) {
-  auto graph = Graph::Build(g, w, BuiltinOps(), "test");
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  if (!graph.ok()) return Tensor();
   Tensor x = *Tensor::Allocate(DType::kFloat32, Shape({3, 6}));
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     x.mutable_data<float>()[i] = static_cast<float>(i % 5) - 2.25f + 0.1f * i;
   }
-  ResourceManager resources;
-  Executor exec(graph->get(), &resources, nullptr);
-  auto out = exec.Run({{*(*graph)->ResolveTensor("x"), x}},
-                      {*(*graph)->ResolveTensor("out")});
-  EXPECT_TRUE(out.ok()) << out.status();
-  return out.ok() ? (*out)[0] : Tensor();
+  return test_util::RunGraph(g, w, x);
 }
 
 TEST(FuseMatMulBiasActivationTest, DenseLayersBecomeOneNodeEach) {

@@ -90,23 +90,29 @@ inline void IntWeight(GraphDef* g, WeightMap* w, const std::string& name,
   (*w)[name] = t;
 }
 
-// Runs `g` on x = [1, 4, 5, 3] of distinct values (negatives included);
-// returns `fetch`.
-inline Tensor RunOnX(const GraphDef& g, const WeightMap& w,
-                     const std::string& fetch) {
+// Builds `g` and runs it on the Placeholder "x" = `x`; returns `fetch`.
+inline Tensor RunGraph(const GraphDef& g, const WeightMap& w, const Tensor& x,
+                       const std::string& fetch = "out") {
   auto graph = Graph::Build(g, w, BuiltinOps(), "test");
   EXPECT_TRUE(graph.ok()) << graph.status();
   if (!graph.ok()) return Tensor();
-  Tensor x = *Tensor::Allocate(DType::kFloat32, Shape({1, 4, 5, 3}));
-  for (int64_t i = 0; i < x.num_elements(); ++i) {
-    x.mutable_data<float>()[i] = static_cast<float>(i % 7) - 3.5f + i;
-  }
   ResourceManager resources;
   Executor exec(graph->get(), &resources, nullptr);
   auto out = exec.Run({{*(*graph)->ResolveTensor("x"), x}},
                       {*(*graph)->ResolveTensor(fetch)});
   EXPECT_TRUE(out.ok()) << out.status();
   return out.ok() ? (*out)[0] : Tensor();
+}
+
+// Runs `g` on x = [1, 4, 5, 3] of distinct values (negatives included);
+// returns `fetch`.
+inline Tensor RunOnX(const GraphDef& g, const WeightMap& w,
+                     const std::string& fetch) {
+  Tensor x = *Tensor::Allocate(DType::kFloat32, Shape({1, 4, 5, 3}));
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    x.mutable_data<float>()[i] = static_cast<float>(i % 7) - 3.5f + i;
+  }
+  return RunGraph(g, w, x, fetch);
 }
 
 inline int CountOp(const GraphDef& g, const std::string& op) {
