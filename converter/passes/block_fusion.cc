@@ -158,103 +158,110 @@ int FuseDepthwiseBlocks(GraphDef* graph, const WeightMap& weights,
     return it == index.end() ? -1 : it->second;
   };
   int fused = 0;
-  for (int pi = 0; pi < graph->node_size(); ++pi) {
-    const NodeDef& p = graph->node(pi);
-    Epilogue pe;
-    std::vector<int64_t> pdims;
-    if (dead[pi] ||
-        !IsPointwise(p, weights, index, *graph, /*allow_plain=*/true,
-                     /*allow_residual=*/true, &pe, &pdims)) {
-      continue;
+  // Blocks with an expand stage first: a sweep that also took blocks
+  // without would fuse MobileNetV1's dw1 -> pw1 before seeing that pw1 ->
+  // dw2 -> pw2 is a block with one.
+  for (const bool no_expand : {false, true}) {
+    if (no_expand && expand_only) break;
+    for (int pi = 0; pi < graph->node_size(); ++pi) {
+      const NodeDef& p = graph->node(pi);
+      Epilogue pe;
+      std::vector<int64_t> pdims;
+      if (dead[pi] ||
+          !IsPointwise(p, weights, index, *graph, /*allow_plain=*/true,
+                       /*allow_residual=*/true, &pe, &pdims)) {
+        continue;
+      }
+      const int di = producer(p);
+      if (di < 0 || !private_node(di)) continue;
+      const NodeDef& d = graph->node(di);
+      const bool plain_dw = d.op() == "DepthwiseConv2dNative";
+      if ((!plain_dw && d.op() != "FusedDepthwiseConv2dNative") ||
+          !IsFloatNhwc(d) || !AllOnes(d, "dilations") ||
+          IsControl(d.input(1)) || OutputIndexOf(d.input(1)) != 0) {
+        continue;
+      }
+      auto de = plain_dw ? std::optional<Epilogue>(Epilogue{})
+                         : ReadEpilogue(d, /*allow_residual=*/false);
+      if (!de.has_value() ||
+          NumDataInputs(d) != (plain_dw ? 2 : 2 + de->num_args())) {
+        continue;
+      }
+      const auto& strides = d.attr().find("strides");
+      if (strides == d.attr().end() || strides->second.list().i_size() != 4) {
+        continue;
+      }
+      const auto& sv = strides->second.list().i();
+      if (sv[0] != 1 || sv[3] != 1 || sv[1] != sv[2] ||
+          (sv[1] != 1 && sv[1] != 2)) {
+        continue;
+      }
+      auto dfi = index.find(NameView(d.input(1)));
+      if (dfi == index.end()) continue;
+      auto ddims = FloatConstDims(graph->node(dfi->second), weights);
+      if (!ddims.has_value() || ddims->size() != 4 || (*ddims)[3] != 1 ||
+          (*ddims)[0] != (*ddims)[1] ||
+          ((*ddims)[0] != 3 && (*ddims)[0] != 5) || (*ddims)[2] != pdims[2]) {
+        continue;
+      }
+      // The expand stage, when the depthwise layer reads a pointwise one.
+      int ei = producer(d);
+      Epilogue ee;
+      std::vector<int64_t> edims;
+      if (ei >= 0 && (!private_node(ei) ||
+                      !IsPointwise(graph->node(ei), weights, index, *graph,
+                                   /*allow_plain=*/false,
+                                   /*allow_residual=*/false, &ee, &edims) ||
+                      edims[3] != pdims[2])) {
+        ei = -1;
+      }
+      if ((ei < 0) != no_expand) continue;
+      NodeDef node;
+      node.set_name(p.name());
+      node.set_op("_FusedDepthwiseBlock");
+      node.set_device(p.device());
+      if (ei >= 0) {
+        const NodeDef& ex = graph->node(ei);
+        for (int i = 0; i < 3; ++i) node.add_input(ex.input(i));
+      } else {
+        node.add_input(d.input(0));
+      }
+      node.add_input(d.input(1));
+      if (!plain_dw) node.add_input(d.input(2));
+      node.add_input(p.input(1));
+      if (pe.bias) node.add_input(p.input(2));
+      if (pe.residual) node.add_input(p.input(3));
+      // Prelu slopes last, in stage order (each node's last data input).
+      if (ei >= 0 && ee.prelu()) {
+        node.add_input(
+            graph->node(ei).input(NumDataInputs(graph->node(ei)) - 1));
+      }
+      if (de->prelu()) node.add_input(d.input(NumDataInputs(d) - 1));
+      if (pe.prelu()) node.add_input(p.input(NumDataInputs(p) - 1));
+      KeepSet controls;
+      if (ei >= 0) CopyControlInputs(graph->node(ei), &node, &controls);
+      CopyControlInputs(d, &node, &controls);
+      CopyControlInputs(p, &node, &controls);
+      auto& a = *node.mutable_attr();
+      a["T"].set_type(tensorflow::DT_FLOAT);
+      for (const char* name :
+           {"strides", "padding", "explicit_paddings", "dilations"}) {
+        auto it = d.attr().find(name);
+        if (it != d.attr().end()) a[name] = it->second;
+      }
+      a["data_format"].set_s("NHWC");
+      a["expand"].set_b(ei >= 0);
+      a["expand_activation"].set_s(ee.act);
+      a["depthwise_bias"].set_b(!plain_dw);
+      a["depthwise_activation"].set_s(de->act);
+      a["project_bias"].set_b(pe.bias);
+      a["project_residual"].set_b(pe.residual);
+      a["project_activation"].set_s(pe.act);
+      dead[di] = true;
+      if (ei >= 0) dead[ei] = true;
+      *graph->mutable_node(pi) = std::move(node);
+      ++fused;
     }
-    const int di = producer(p);
-    if (di < 0 || !private_node(di)) continue;
-    const NodeDef& d = graph->node(di);
-    const bool plain_dw = d.op() == "DepthwiseConv2dNative";
-    if ((!plain_dw && d.op() != "FusedDepthwiseConv2dNative") ||
-        !IsFloatNhwc(d) || !AllOnes(d, "dilations") || IsControl(d.input(1)) ||
-        OutputIndexOf(d.input(1)) != 0) {
-      continue;
-    }
-    auto de = plain_dw ? std::optional<Epilogue>(Epilogue{})
-                       : ReadEpilogue(d, /*allow_residual=*/false);
-    if (!de.has_value() ||
-        NumDataInputs(d) != (plain_dw ? 2 : 2 + de->num_args())) {
-      continue;
-    }
-    const auto& strides = d.attr().find("strides");
-    if (strides == d.attr().end() || strides->second.list().i_size() != 4) {
-      continue;
-    }
-    const auto& sv = strides->second.list().i();
-    if (sv[0] != 1 || sv[3] != 1 || sv[1] != sv[2] ||
-        (sv[1] != 1 && sv[1] != 2)) {
-      continue;
-    }
-    auto dfi = index.find(NameView(d.input(1)));
-    if (dfi == index.end()) continue;
-    auto ddims = FloatConstDims(graph->node(dfi->second), weights);
-    if (!ddims.has_value() || ddims->size() != 4 || (*ddims)[3] != 1 ||
-        (*ddims)[0] != (*ddims)[1] || ((*ddims)[0] != 3 && (*ddims)[0] != 5) ||
-        (*ddims)[2] != pdims[2]) {
-      continue;
-    }
-    // The expand stage, when the depthwise layer reads a pointwise one.
-    int ei = producer(d);
-    Epilogue ee;
-    std::vector<int64_t> edims;
-    if (ei >= 0 && (!private_node(ei) ||
-                    !IsPointwise(graph->node(ei), weights, index, *graph,
-                                 /*allow_plain=*/false,
-                                 /*allow_residual=*/false, &ee, &edims) ||
-                    edims[3] != pdims[2])) {
-      ei = -1;
-    }
-    if (ei < 0 && expand_only) continue;
-    NodeDef node;
-    node.set_name(p.name());
-    node.set_op("_FusedDepthwiseBlock");
-    node.set_device(p.device());
-    if (ei >= 0) {
-      const NodeDef& ex = graph->node(ei);
-      for (int i = 0; i < 3; ++i) node.add_input(ex.input(i));
-    } else {
-      node.add_input(d.input(0));
-    }
-    node.add_input(d.input(1));
-    if (!plain_dw) node.add_input(d.input(2));
-    node.add_input(p.input(1));
-    if (pe.bias) node.add_input(p.input(2));
-    if (pe.residual) node.add_input(p.input(3));
-    // Prelu slopes last, in stage order (each node's last data input).
-    if (ei >= 0 && ee.prelu()) {
-      node.add_input(graph->node(ei).input(NumDataInputs(graph->node(ei)) - 1));
-    }
-    if (de->prelu()) node.add_input(d.input(NumDataInputs(d) - 1));
-    if (pe.prelu()) node.add_input(p.input(NumDataInputs(p) - 1));
-    KeepSet controls;
-    if (ei >= 0) CopyControlInputs(graph->node(ei), &node, &controls);
-    CopyControlInputs(d, &node, &controls);
-    CopyControlInputs(p, &node, &controls);
-    auto& a = *node.mutable_attr();
-    a["T"].set_type(tensorflow::DT_FLOAT);
-    for (const char* name :
-         {"strides", "padding", "explicit_paddings", "dilations"}) {
-      auto it = d.attr().find(name);
-      if (it != d.attr().end()) a[name] = it->second;
-    }
-    a["data_format"].set_s("NHWC");
-    a["expand"].set_b(ei >= 0);
-    a["expand_activation"].set_s(ee.act);
-    a["depthwise_bias"].set_b(!plain_dw);
-    a["depthwise_activation"].set_s(de->act);
-    a["project_bias"].set_b(pe.bias);
-    a["project_residual"].set_b(pe.residual);
-    a["project_activation"].set_s(pe.act);
-    dead[di] = true;
-    if (ei >= 0) dead[ei] = true;
-    *graph->mutable_node(pi) = std::move(node);
-    ++fused;
   }
   if (fused > 0) DropDead(graph, dead);
   return fused;

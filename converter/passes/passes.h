@@ -209,10 +209,14 @@
 //   the block runs a band of rows at a time and its inner tensors never
 //   exist whole). Values: those of the unfused nodes on graphrt's direct
 //   kernel (oneDNN, which large unfused layers run on, sums in another
-//   order). OptimizeInferenceGraph fuses only chains with an expand stage
-//   (inverted residuals): BlazeFace's blocks without one ran 10% slower
-//   fused, as the direct kernel's 1x1 and depthwise paths are slower than
-//   oneDNN's on 128x128 layers (bench/RESULTS.md). GRAPHRT_FUSE_DEPTHWISE_
+//   order). Chains with an expand stage are taken first (in MobileNetV1's
+//   dw1 -> pw1 -> dw2 -> pw2 the block is pw1 -> dw2 -> pw2), then, unless
+//   `expand_only`, chains without one. OptimizeInferenceGraph fuses only
+//   chains with an expand stage: fusing those without (BlazeFace's blocks,
+//   CenterNet's heads) made the models with large images 1.5-5% faster
+//   but the others 1-2% slower (their blocks run as the two layers, on
+//   colder scratch), and the pass sees no image sizes (bench/RESULTS.md,
+//   "Depthwise blocks without expand stage"). GRAPHRT_FUSE_DEPTHWISE_
 //   BLOCKS=0 turns the pass off, =all fuses chains without expand too.
 //   Runs last.
 //
@@ -307,8 +311,8 @@ int FuseHardSwish(tensorflow::GraphDef* graph, const WeightMap& weights,
                   const KeepSet& keep);
 int FuseConvActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 int SwapMaxPoolActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
-// `expand_only`: only chains with an expand stage (the default of
-// OptimizeInferenceGraph: BlazeBlocks without one ran 10% slower fused).
+// `expand_only`: only chains with an expand stage (OptimizeInferenceGraph's
+// default; GRAPHRT_FUSE_DEPTHWISE_BLOCKS=all takes both).
 int FuseDepthwiseBlocks(tensorflow::GraphDef* graph, const WeightMap& weights,
                         const KeepSet& keep, bool expand_only = true);
 

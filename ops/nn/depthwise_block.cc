@@ -43,6 +43,14 @@ constexpr int64_t kMaxBandRows = 8;
 // above (2 of 7 rows per stripe at 28x28), and the calls per band add up
 // (bench/RESULTS.md, "Small blocks in one band").
 constexpr int64_t kWholeImageFloats = 128 * 1024;
+// The same bound for a block without expand stage, on its input (2.5 MB):
+// bands save it only the round trip of the depthwise output, which pays
+// when that no longer fits the caches (CenterNet's 128x128x128 heads,
+// MoveNet-Thunder's 128x128x56: banded 0.73-0.86x the two layers); below,
+// the bands' per-call overhead made PoseNet's 49x49x192 block 1.09x and the
+// small blocks up to 1.5x (bench/RESULTS.md, "Depthwise blocks without
+// expand stage").
+constexpr int64_t kWholeImageFloatsNoExpand = 640 * 1024;
 
 struct BlockConfig {
   bool expand = false;
@@ -249,7 +257,10 @@ class DepthwiseBlockKernel : public Kernel {
     }
     band = std::min(band, oh);
     // A small image in one band: no rows computed twice (stripe halos).
-    if (h * w * e <= kWholeImageFloats) band = oh;
+    if (h * w * e <=
+        (c_.expand ? kWholeImageFloats : kWholeImageFloatsNoExpand)) {
+      band = oh;
+    }
     const int64_t ring_rows = (band - 1) * sh + k;
     // About four stripes per image (whole bands), for the thread pool; one
     // on one thread: a stripe recomputes the expanded rows its first band

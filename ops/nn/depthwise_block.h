@@ -46,7 +46,12 @@
 // product).
 //
 // An image whose expanded tensor has at most 128k values runs as one band
-// (stage after stage over the whole image, intermediates in scratch).
+// (stage after stage over the whole image, intermediates in scratch); in a
+// block without expand stage, one whose input has at most 640k values
+// (2.5 MB): its bands only save the depthwise output's round trip through
+// memory, which pays beyond the caches (CenterNet's and MoveNet-Thunder's
+// 128x128 heads) and costs their per-band calls below (PoseNet's 49x49x192
+// block ran 1.09x the two layers' time in bands).
 //
 // Threads: the output rows of each image are split into about four
 // stripes of whole bands, fixed by the shapes; each stripe runs its bands

@@ -254,6 +254,62 @@ TEST(FuseDepthwiseBlocksTest, ExpandOnlyLeavesBlocksWithoutExpand) {
   EXPECT_EQ(FuseDepthwiseBlocks(&with.g, with.w, {}), 1);
 }
 
+// Blocks without expand stage: an input of at most 640k values runs as
+// one band (the two layers one after the other), a larger one in bands.
+TEST(FuseDepthwiseBlocksTest, MatchesWithoutExpandInOneBandAndInBands) {
+  BlockParams p;
+  p.expand = false;
+  p.c = p.co = p.e = 24;
+  for (const int64_t hw : {61, 171}) {
+    SCOPED_TRACE(testing::Message() << hw << "x" << hw);
+    ExpectFusedMatches(p, hw, hw, /*batch=*/1);
+  }
+}
+
+// MobileNetV1's layers alternate depthwise and pointwise ones: in dw1 ->
+// pw1 -> dw2 -> pw2 the block is pw1 -> dw2 -> pw2, with pw1 as its expand
+// stage. One sweep in graph order that also took blocks without expand
+// fused dw1 -> pw1 first, and then dw2 -> pw2 without expand (PoseNet lost
+// its two expand blocks to five without).
+TEST(FuseDepthwiseBlocksTest, PrefersBlocksWithAnExpandStage) {
+  GraphDef g;
+  WeightMap w;
+  Add(&g, "x", "Placeholder", {});
+  std::string in = "x";
+  for (const std::string i : {"1", "2"}) {
+    Weight(&g, &w, "df" + i, Shape({3, 3, 8, 1}), 1);
+    NodeDef* dw = Add(&g, "dw" + i, "DepthwiseConv2dNative", {in, "df" + i});
+    ConvAttrs(dw);
+    Weight(&g, &w, "pf" + i, Shape({1, 1, 8, 8}), 2);
+    Weight(&g, &w, "pb" + i, Shape({8}), 3);
+    NodeDef* pw =
+        Add(&g, "pw" + i, "_FusedConv2D", {"dw" + i, "pf" + i, "pb" + i});
+    ConvAttrs(pw);
+    for (const char* op : {"BiasAdd", "Relu"}) {
+      (*pw->mutable_attr())["fused_ops"].mutable_list()->add_s(op);
+    }
+    (*pw->mutable_attr())["num_args"].set_i(1);
+    in = "pw" + i;
+  }
+  Add(&g, "out", "Neg", {in});
+  const Tensor x = Input(9, 10, 8);
+  const Tensor want = RunGraph(g, w, x);
+  ASSERT_EQ(FuseDepthwiseBlocks(&g, w, {}, /*expand_only=*/false), 1);
+  const NodeDef* block = Find(g, "pw2");
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(block->op(), "_FusedDepthwiseBlock");
+  EXPECT_TRUE(block->attr().at("expand").b());
+  EXPECT_EQ(Find(g, "pw1"), nullptr);
+  EXPECT_NE(Find(g, "dw1"), nullptr);
+  const Tensor got = RunGraph(g, w, x);
+  ASSERT_TRUE(want.valid() && got.valid());
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const float b = want.data<float>()[i];
+    EXPECT_NEAR(got.data<float>()[i], b, 4e-6f * (1 + std::fabs(b))) << i;
+  }
+}
+
 // One image whose expanded tensor fits one band: the node is a single
 // stripe, and its stages split their rows and pixel chunks over the
 // arena's threads (the depthwise stage's 32 rows in pieces of 7, the
