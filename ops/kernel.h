@@ -74,7 +74,12 @@ class KernelContext {
   // `forwardable` bit i: the executor will not read input i again after
   // this kernel (this node is its last consumer, it is neither fed nor
   // fetched, and no other input of the node is the same value).
-  void set_forwardable_inputs(uint64_t mask) { forwardable_ = mask; }
+  // `shared` bit i: the same, except that other inputs of the node are the
+  // same value (forward_shared_input_to_output).
+  void set_forwardable_inputs(uint64_t mask, uint64_t shared = 0) {
+    forwardable_ = mask;
+    forwardable_shared_ = shared;
+  }
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const Tensor& input(int i) const { return *inputs_[i]; }
@@ -110,8 +115,24 @@ class KernelContext {
   // the same pass as) writing it.
   Tensor* forward_input_to_output(int i, int o, DType dtype,
                                   const Shape& shape) {
-    if (i < 0 || i >= 64 || i >= num_inputs() ||
-        ((forwardable_ >> i) & 1) == 0) {
+    return Forward(forwardable_, i, o, dtype, shape);
+  }
+  // forward_input_to_output, also when the node receives the value through
+  // other inputs too (x in a block computing f(x) + x): the kernel must have
+  // read every element it needs through all of them before writing it.
+  Tensor* forward_shared_input_to_output(int i, int o, DType dtype,
+                                         const Shape& shape) {
+    return Forward(forwardable_ | forwardable_shared_, i, o, dtype, shape);
+  }
+  Tensor* output(int i) { return &(*outputs_)[i]; }
+  int num_outputs() const { return static_cast<int>(outputs_->size()); }
+  // The Model's resources (hash tables ...).
+  ResourceManager* resources() const { return resources_; }
+
+ private:
+  Tensor* Forward(uint64_t mask, int i, int o, DType dtype,
+                  const Shape& shape) {
+    if (i < 0 || i >= 64 || i >= num_inputs() || ((mask >> i) & 1) == 0) {
       return nullptr;
     }
     const Tensor& in = *inputs_[i];
@@ -122,16 +143,12 @@ class KernelContext {
     set_output(o, in);
     return &(*outputs_)[o];
   }
-  Tensor* output(int i) { return &(*outputs_)[i]; }
-  int num_outputs() const { return static_cast<int>(outputs_->size()); }
-  // The Model's resources (hash tables ...).
-  ResourceManager* resources() const { return resources_; }
 
- private:
   absl::Span<const Tensor* const> inputs_;
   std::vector<Tensor>* outputs_;
   ResourceManager* resources_;
   uint64_t forwardable_ = 0;
+  uint64_t forwardable_shared_ = 0;
 };
 
 class Kernel {

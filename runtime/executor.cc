@@ -447,26 +447,35 @@ bool RunNode(const RunContext& run, int id) {
   }
   // Inputs this node may overwrite (KernelContext::forward_input_to_output):
   // values whose every other consumer has finished (uses == 1 counts this
-  // node alone), neither fed nor fetched, passed to this node once.
-  uint64_t forwardable = 0;
+  // node alone), neither fed nor fetched, passed to this node once; or
+  // (`shared`, forward_shared_input_to_output) passed several times, every
+  // time the same output of the producer.
+  uint64_t forwardable = 0, shared = 0;
   for (size_t i = 0; i < node.inputs.size() && i < 64; ++i) {
-    const int p = node.inputs[i].node;
+    const Endpoint& in = node.inputs[i];
+    const int p = in.node;
     if (plan.fed[p] || plan.fetched[p] || plan.static_values[p] != nullptr ||
         state.uses[p].load(std::memory_order_acquire) != 1) {
       continue;
     }
-    bool once = true;
+    bool once = true, same_value = true;
     for (size_t j = 0; j < node.inputs.size(); ++j) {
-      if (j != i && node.inputs[j].node == p) once = false;
+      if (j == i || node.inputs[j].node != p) continue;
+      once = false;
+      same_value = same_value && node.inputs[j].index == in.index;
     }
-    if (once) forwardable |= uint64_t{1} << i;
+    if (once) {
+      forwardable |= uint64_t{1} << i;
+    } else if (same_value) {
+      shared |= uint64_t{1} << i;
+    }
   }
   {
     // The node's value slot keeps its capacity across Runs of the plan
     // (runtime/scratch_outputs.h).
     ScratchOutputs scratch(ScratchHome(state));
     KernelContext ctx(inputs, &scratch.outputs(), run.resources);
-    ctx.set_forwardable_inputs(forwardable);
+    ctx.set_forwardable_inputs(forwardable, shared);
     ScopedThreadContext scope(ThreadContext{
         run.pool, state.run_tag, run.flush_denormals, run.job_system});
     const bool profile = run.profiler != nullptr && run.profiler->enabled();

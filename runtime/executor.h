@@ -35,7 +35,9 @@
 // use count is down to this node), it is neither fed nor fetched, this node
 // receives it once, and no other tensor (view, slice) shares its buffer.
 // The residual convolution ([BiasAdd, Add] epilogue) uses it to add in
-// place.
+// place. A value the node receives through several inputs is forwardable
+// only through forward_shared_input_to_output (the kernel reads all of
+// them before writing): _FusedDepthwiseBlock's f(x) + x in one band.
 //
 // Memory limit. With ExecutorOptions::max_live_bytes > 0, a Run tracks the
 // bytes of the tensors its kernels allocated that are still held (fed

@@ -626,7 +626,7 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
     const std::string_view v = scope == nullptr ? "" : scope;
     if (v != "0") {
       stats.depthwise_blocks_fused =
-          FuseDepthwiseBlocks(graph, weights, keep, v != "all");
+          FuseDepthwiseBlocks(graph, weights, keep, v == "expand");
     }
   }
   return stats;

@@ -211,13 +211,11 @@
 //   kernel (oneDNN, which large unfused layers run on, sums in another
 //   order). Chains with an expand stage are taken first (in MobileNetV1's
 //   dw1 -> pw1 -> dw2 -> pw2 the block is pw1 -> dw2 -> pw2), then, unless
-//   `expand_only`, chains without one. OptimizeInferenceGraph fuses only
-//   chains with an expand stage: fusing those without (BlazeFace's blocks,
-//   CenterNet's heads) made the models with large images 1.5-5% faster
-//   but the others 1-2% slower (their blocks run as the two layers, on
-//   colder scratch), and the pass sees no image sizes (bench/RESULTS.md,
-//   "Depthwise blocks without expand stage"). GRAPHRT_FUSE_DEPTHWISE_
-//   BLOCKS=0 turns the pass off, =all fuses chains without expand too.
+//   `expand_only`, chains without one (BlazeFace's blocks, CenterNet's
+//   heads: the kernel runs those of small images as the two layers, see
+//   depthwise_block.h). GRAPHRT_FUSE_DEPTHWISE_BLOCKS=0 turns the pass
+//   off, =expand fuses only chains with an expand stage (the default until
+//   session 33; bench/RESULTS.md has both).
 //   Runs last.
 //
 // All but FoldConvScale are exact (same values as the unfused graph up to float
@@ -311,8 +309,8 @@ int FuseHardSwish(tensorflow::GraphDef* graph, const WeightMap& weights,
                   const KeepSet& keep);
 int FuseConvActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 int SwapMaxPoolActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
-// `expand_only`: only chains with an expand stage (OptimizeInferenceGraph's
-// default; GRAPHRT_FUSE_DEPTHWISE_BLOCKS=all takes both).
+// `expand_only`: only chains with an expand stage (OptimizeInferenceGraph
+// takes both unless GRAPHRT_FUSE_DEPTHWISE_BLOCKS=expand).
 int FuseDepthwiseBlocks(tensorflow::GraphDef* graph, const WeightMap& weights,
                         const KeepSet& keep, bool expand_only = true);
 

@@ -241,11 +241,6 @@ class DepthwiseBlockKernel : public Kernel {
       }
       residual = r.data<float>();
     }
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
-                                               0, DType::kFloat32, out_shape));
-    if (out->num_elements() == 0) return absl::OkStatus();
-    float* y = out->mutable_data<float>();
-    const float* xd = x.data<float>();
 
     // Band height: the ring of expanded rows ((band - 1) * sh + k rows)
     // within kRingFloats.
@@ -261,6 +256,27 @@ class DepthwiseBlockKernel : public Kernel {
         (c_.expand ? kWholeImageFloats : kWholeImageFloatsNoExpand)) {
       band = oh;
     }
+    // The output takes the residual addend's storage when nothing else
+    // reads it: the project stage reads each addend element just before
+    // writing it. An addend that is the block's input too (f(x) + x) only
+    // in one band: the first stage has read all of x before the project
+    // stage writes (bands would overwrite rows the next band reads).
+    Tensor* out = nullptr;
+    if (c_.residual) {
+      out = ctx.forward_input_to_output(c_.residual_input, 0, DType::kFloat32,
+                                        out_shape);
+      if (out == nullptr && band == oh) {
+        out = ctx.forward_shared_input_to_output(c_.residual_input, 0,
+                                                 DType::kFloat32, out_shape);
+      }
+    }
+    if (out == nullptr) {
+      GRAPHRT_ASSIGN_OR_RETURN(out, ctx.allocate_output_uninitialized(
+                                        0, DType::kFloat32, out_shape));
+    }
+    if (out->num_elements() == 0) return absl::OkStatus();
+    float* y = out->mutable_data<float>();
+    const float* xd = x.data<float>();
     const int64_t ring_rows = (band - 1) * sh + k;
     // About four stripes per image (whole bands), for the thread pool; one
     // on one thread: a stripe recomputes the expanded rows its first band

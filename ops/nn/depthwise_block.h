@@ -64,6 +64,13 @@
 // band buffer) comes from the Run's BufferPool: no heap call in steady
 // state.
 //
+// Memory: the output takes the residual addend's storage when nothing else
+// reads it (the executor's in-place reuse): always when the addend is
+// another value, and in one band when it is the block's input x too
+// (f(x) + x: x has been read whole before the project stage writes). The
+// unfused graph's residual 1x1 does the same; without it the fused blocks
+// of small images ran 2-4% slower than the unfused nodes.
+//
 // Errors: InvalidArgument naming the input on a dtype or shape that does
 // not fit the block (the node's own filters were checked when the pass
 // built it, fed ones are checked per Run and packed for that Run only).

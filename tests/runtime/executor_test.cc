@@ -558,5 +558,63 @@ TEST(ExecutorInPlace, ForwardedResidualGivesTheSameValues) {
   }
 }
 
+// How ProbeForward's last call could take its input 0's storage: 1 by
+// forward_input_to_output, 2 only by forward_shared_input_to_output, 0 not.
+std::atomic<int> g_forwarded{-1};
+absl::Status ProbeForward(KernelContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  int how = 0;
+  if (ctx.forward_input_to_output(0, 0, in.dtype(), in.shape()) != nullptr) {
+    how = 1;
+  } else if (ctx.forward_shared_input_to_output(0, 0, in.dtype(), in.shape()) !=
+             nullptr) {
+    how = 2;
+  } else {
+    ctx.set_output(0, in);
+  }
+  g_forwarded.store(how);
+  return absl::OkStatus();
+}
+absl::StatusOr<std::unique_ptr<Kernel>> CreateProbeForward(const KernelInit&) {
+  return MakeFunctionKernel(ProbeForward);
+}
+
+// A value a node receives twice (x in a fused block computing f(x) + x) is
+// forwardable only through forward_shared_input_to_output; once, through
+// both; fetched, through neither.
+TEST(ExecutorInPlace, ValueReceivedTwiceIsForwardableAsShared) {
+  static const OpRegistry* ops =
+      BuiltinsPlus("ProbeForward", CreateProbeForward);
+  auto g = BuildGraph(
+      R"(node { name: "x" op: "Placeholder"
+               attr { key: "dtype" value { type: DT_FLOAT } } }
+         node { name: "r" op: "Neg" input: "x"
+               attr { key: "T" value { type: DT_FLOAT } } }
+         node { name: "twice" op: "ProbeForward" input: "r" input: "r" }
+         node { name: "s" op: "Neg" input: "x"
+               attr { key: "T" value { type: DT_FLOAT } } }
+         node { name: "once" op: "ProbeForward" input: "s" input: "x" })",
+      {}, *ops);
+  ASSERT_NE(g, nullptr);
+  ResourceManager resources;
+  Executor exec(g.get(), &resources, nullptr);
+  const std::vector<Feed> feeds = {
+      {Endpoint{*g->FindNode("x"), 0}, Tensor::FromVector<float>({1.f, 2.f})}};
+  const Endpoint twice{*g->FindNode("twice"), 0};
+  const Endpoint once{*g->FindNode("once"), 0};
+  const Endpoint r{*g->FindNode("r"), 0};
+  auto out = exec.Run(feeds, {twice});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(g_forwarded.load(), 2);
+  EXPECT_EQ((*out)[0].data<float>()[1], -2.f);
+  out = exec.Run(feeds, {once});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(g_forwarded.load(), 1);
+  out = exec.Run(feeds, {twice, r});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(g_forwarded.load(), 0);
+  EXPECT_EQ((*out)[1].data<float>()[0], -1.f);
+}
+
 }  // namespace
 }  // namespace graphrt

@@ -50,6 +50,9 @@ struct BlockParams {
   // project's after its residual add): slopes per channel, one for the
   // project.
   bool prelu = false;
+  // The block reads xn = Neg(x) rather than the fed x: a value the block
+  // may overwrite (its residual addend's storage becomes its output).
+  bool computed_input = false;
 };
 
 // Appends Prelu (and its slopes `alpha`, a Const of `n` values) to the
@@ -75,11 +78,13 @@ struct BlockGraph {
   WeightMap w;
   explicit BlockGraph(const BlockParams& p) {
     Add(&g, "x", "Placeholder", {});
-    std::string dw_in = "x";
+    const std::string x = p.computed_input ? "xn" : "x";
+    if (p.computed_input) Add(&g, "xn", "Neg", {"x"});
+    std::string dw_in = x;
     if (p.expand) {
       Weight(&g, &w, "ef", Shape({p.expand_k, p.expand_k, p.c, p.e}), 1);
       Weight(&g, &w, "eb", Shape({p.e}), 2);
-      NodeDef* ex = Add(&g, "expand", "_FusedConv2D", {"x", "ef", "eb"});
+      NodeDef* ex = Add(&g, "expand", "_FusedConv2D", {x, "ef", "eb"});
       ConvAttrs(ex);
       (*ex->mutable_attr())["fused_ops"].mutable_list()->add_s("BiasAdd");
       (*ex->mutable_attr())["num_args"].set_i(1);
@@ -114,7 +119,7 @@ struct BlockGraph {
     } else {
       Weight(&g, &w, "pb", Shape({p.co}), 6);
       std::vector<std::string> in = {"dw", "pf", "pb"};
-      if (p.project == "Add") in.push_back("x");
+      if (p.project == "Add") in.push_back(x);
       pj = Add(&g, "project", "_FusedConv2D", in);
       auto* ops = (*pj->mutable_attr())["fused_ops"].mutable_list();
       ops->add_s("BiasAdd");
@@ -263,6 +268,27 @@ TEST(FuseDepthwiseBlocksTest, MatchesWithoutExpandInOneBandAndInBands) {
   for (const int64_t hw : {61, 171}) {
     SCOPED_TRACE(testing::Message() << hw << "x" << hw);
     ExpectFusedMatches(p, hw, hw, /*batch=*/1);
+  }
+}
+
+// The residual addend is the block's input, which nothing else reads: in
+// one band the output takes its storage (the first stage has read all of
+// it by then), in bands it must not (the project stage would overwrite
+// rows the next band reads). Both with the unfused values.
+TEST(FuseDepthwiseBlocksTest, MatchesWithTheInputAsOutputStorage) {
+  for (const bool expand : {true, false}) {
+    BlockParams p;
+    p.computed_input = true;
+    p.expand = expand;
+    if (!expand) p.c = p.co = p.e = 24;
+    // Expand: 512 KB of expanded rows in one band; no expand: 2.5 MB of
+    // input.
+    for (const int64_t hw : {int64_t{expand ? 23 : 61}, int64_t{171}}) {
+      SCOPED_TRACE(testing::Message()
+                   << "expand " << expand << " " << hw << "x" << hw);
+      ExpectFusedMatches(p, hw, hw, /*batch=*/1);
+      ExpectFusedMatches(p, hw, hw, /*batch=*/2);
+    }
   }
 }
 
