@@ -54,13 +54,27 @@ int64_t RowOffset(const Collapsed& c, int outer_rank, int64_t row) {
   return off;
 }
 
+// Rows [r0, r1) of a few planes interleaved: d[r * K + j] = s[r + j *
+// plane], K a compile-time count so that a row's K values are gathered in
+// registers and stored together.
+template <int K, typename S>
+void InterleavePlanes(const S* s, int64_t plane, int64_t r0, int64_t r1, S* d) {
+  const S* p[K];
+  for (int j = 0; j < K; ++j) p[j] = s + j * plane;
+  for (int64_t r = r0; r < r1; ++r) {
+#pragma GCC unroll 4
+    for (int j = 0; j < K; ++j) d[r * K + j] = p[j][r];
+  }
+}
+
 template <typename S>
 void CopyTyped(const S* src, int64_t offset, const Collapsed& c, S* dst) {
   const int rank = static_cast<int>(c.dims.size());
   const int64_t inner = c.dims[rank - 1];
   const int64_t inner_stride = c.strides[rank - 1];
-  // Batched 2-D transpose: tile the last two dims (also for rows of a few
-  // elements: [4, 12804] -> [12804, 4] 64 -> 26 us).
+  // Batched 2-D transpose: tile the last two dims (rows of 2-4 elements:
+  // interleave the planes; handtrack's [4, 12804] -> [12804, 4] took 64 us
+  // element by element, 26 in tiles, 10 interleaved).
   if (rank >= 2 && inner_stride != 1 && c.strides[rank - 2] == 1 &&
       c.dims[rank - 2] >= 8 && inner >= 2) {
     const int64_t rows = c.dims[rank - 2];
@@ -69,8 +83,38 @@ void CopyTyped(const S* src, int64_t offset, const Collapsed& c, S* dst) {
       for (int i = 0; i < rank - 2; ++i) n *= c.dims[i];
       return n;
     }();
-    const int64_t row_tiles = (rows + kTile - 1) / kTile;
     const int64_t matrix = rows * inner;
+    if (inner <= 4) {
+      // A few planes interleaved (an NCHW RGB image to NHWC: [3, h * w] ->
+      // [h * w, 3]): nanodet's 416x416 input 0.41 -> 0.11 ms against the
+      // tiles.
+      constexpr int64_t kChunk = 4096;
+      const int64_t chunks = (rows + kChunk - 1) / kChunk;
+      const int64_t min_tasks = std::max<int64_t>(
+          1, kParallelMinElements / std::min(matrix, kChunk * inner));
+      ParallelFor(outer * chunks, min_tasks, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t o = t / chunks;
+          const int64_t r0 = (t % chunks) * kChunk;
+          const int64_t r1 = std::min(rows, r0 + kChunk);
+          const S* s = src + offset + RowOffset(c, rank - 2, o);
+          S* d = dst + o * matrix;
+          switch (inner) {
+            case 2:
+              InterleavePlanes<2>(s, inner_stride, r0, r1, d);
+              break;
+            case 3:
+              InterleavePlanes<3>(s, inner_stride, r0, r1, d);
+              break;
+            default:
+              InterleavePlanes<4>(s, inner_stride, r0, r1, d);
+              break;
+          }
+        }
+      });
+      return;
+    }
+    const int64_t row_tiles = (rows + kTile - 1) / kTile;
     const int64_t min_tasks = std::max<int64_t>(
         1, kParallelMinElements / std::min<int64_t>(matrix, kTile * inner));
     ParallelFor(outer * row_tiles, min_tasks, [&](int64_t b, int64_t e) {

@@ -11,9 +11,8 @@
 namespace graphrt::testing {
 namespace {
 
-
 [[maybe_unused]] void ExpectError(const absl::StatusOr<std::vector<Tensor>>& r,
-                        const std::string& substr) {
+                                  const std::string& substr) {
   ASSERT_FALSE(r.ok()) << "expected an error containing '" << substr << "'";
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(r.status().message()).find(substr), std::string::npos)
@@ -45,16 +44,16 @@ template <typename T>
   return T_<int64_t>({static_cast<int64_t>(v.size())}, v);
 }
 [[maybe_unused]] Tensor Strs(const std::vector<int64_t>& shape,
-                   const std::vector<std::string>& v) {
+                             const std::vector<std::string>& v) {
   return T_<std::string>(shape, v);
 }
 
-[[maybe_unused]] Tensor Bools(const std::vector<int64_t>& shape, const std::vector<int>& v) {
+[[maybe_unused]] Tensor Bools(const std::vector<int64_t>& shape,
+                              const std::vector<int>& v) {
   Tensor t = *Tensor::Allocate(DType::kBool, Shape(absl::MakeConstSpan(shape)));
   for (size_t i = 0; i < v.size(); ++i) t.mutable_data<bool>()[i] = v[i] != 0;
   return t;
 }
-
 
 Tensor Transpose(const Tensor& x, const Tensor& perm) {
   OpTest t("Transpose");
@@ -92,18 +91,47 @@ TEST(TransposeTest, TwoD) {
 }
 
 TEST(TransposeTest, FourDPermsMatchNaive) {
-  const std::vector<std::vector<int>> perms = {
-      {0, 3, 1, 2}, {0, 2, 3, 1}, {3, 2, 1, 0}, {1, 0, 2, 3}, {0, 1, 2, 3},
-      {2, 0, 3, 1}};
+  const std::vector<std::vector<int>> perms = {{0, 3, 1, 2}, {0, 2, 3, 1},
+                                               {3, 2, 1, 0}, {1, 0, 2, 3},
+                                               {0, 1, 2, 3}, {2, 0, 3, 1}};
   for (const auto& shape : std::vector<std::vector<int64_t>>{
            {2, 3, 4, 5}, {1, 64, 64, 32}, {2, 9, 17, 40}}) {
     const Tensor x = Iota<float>(shape);
     for (const auto& p : perms) {
-      Tensor out = Transpose(
-          x, I64(std::vector<int64_t>(p.begin(), p.end())));
+      Tensor out = Transpose(x, I64(std::vector<int64_t>(p.begin(), p.end())));
       for (int i = 0; i < 4; ++i) EXPECT_EQ(out.dim(i), shape[p[i]]);
       EXPECT_EQ(Values<float>(out), NaiveTranspose(x, p))
           << "perm " << p[0] << p[1] << p[2] << p[3];
+    }
+  }
+}
+
+// Two to four planes interleaved (NCHW RGB images to NHWC, [k, n] -> [n,
+// k]) take their own path: every element size, batches, and plane lengths
+// that are not a multiple of its chunks.
+TEST(TransposeTest, FewPlanesInterleaveLikeNaive) {
+  for (const auto& shape : std::vector<std::vector<int64_t>>{
+           {1, 3, 37, 41}, {2, 4, 65, 67}, {2, 2, 3, 1500}, {1, 3, 70, 70}}) {
+    const Tensor x = Iota<float>(shape);
+    Tensor out = Transpose(x, I32({0, 2, 3, 1}));
+    EXPECT_EQ(Values<float>(out), NaiveTranspose(x, {0, 2, 3, 1}))
+        << shape[1] << " planes of " << shape[2] << "x" << shape[3];
+  }
+  const Tensor x = Iota<float>({3, 5000});
+  EXPECT_EQ(Values<float>(Transpose(x, I32({1, 0}))),
+            NaiveTranspose(x, {1, 0}));
+  Tensor bytes = *Tensor::Allocate(DType::kUInt8, Shape({1, 3, 9, 10}));
+  Tensor wide = *Tensor::Allocate(DType::kInt64, Shape({1, 3, 9, 10}));
+  for (int64_t i = 0; i < 270; ++i) {
+    bytes.mutable_data<uint8_t>()[i] = static_cast<uint8_t>(i);
+    wide.mutable_data<int64_t>()[i] = i << 33;
+  }
+  const Tensor b = Transpose(bytes, I32({0, 2, 3, 1}));
+  const Tensor w = Transpose(wide, I32({0, 2, 3, 1}));
+  for (int64_t p = 0; p < 90; ++p) {
+    for (int64_t c = 0; c < 3; ++c) {
+      EXPECT_EQ(b.data<uint8_t>()[p * 3 + c], static_cast<uint8_t>(c * 90 + p));
+      EXPECT_EQ(w.data<int64_t>()[p * 3 + c], (c * 90 + p) << 33);
     }
   }
 }
