@@ -55,9 +55,15 @@ grep -q '"graph_passes"' "$TMP/out" && pass || fail "info --json lacks graph_pas
 expect_ok "bench" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 3 --warmup 1
 last="$(tail -n 1 "$TMP/out")"
 for key in init_ms load_ms first_ms median_ms p10_ms p90_ms peak_rss_mb base_rss_mb \
-    rss_anon_mb base_rss_anon_mb model_files_rss_mb code_pages_mb; do
+    run_peak_rss_mb rss_anon_mb base_rss_anon_mb model_files_rss_mb code_pages_mb; do
   echo "$last" | grep -q "\"$key\"" && pass || fail "bench JSON lacks $key: $last"
 done
+# The Runs' own peak is at most the process's (VmHWM and getrusage's
+# ru_maxrss are sampled apart: within 1 MB).
+run_peak="$(echo "$last" | sed -n 's/.*"run_peak_rss_mb":\([0-9.]*\).*/\1/p')"
+peak="$(echo "$last" | sed -n 's/.*"peak_rss_mb":\([0-9.]*\).*/\1/p')"
+awk -v r="$run_peak" -v p="$peak" 'BEGIN { exit !(r > 0 && r <= p + 1) }' \
+  && pass || fail "run_peak_rss_mb not in (0, peak_rss_mb + 1]: $last"
 expect_ok "bench --loads" "$GRAPHRT" bench "$MODEL" --inputs "$SAMPLE" --iters 1 --loads 3
 grep -q '"loads":3' "$TMP/out" && pass || fail "bench --loads 3: $(cat "$TMP/out")"
 expect_error "bench --loads 0" "loads" "$GRAPHRT" bench "$MODEL" --loads 0
