@@ -36,8 +36,8 @@
 // bench/RESULTS.md ("Depthwise blocks fused") has the per-model times.
 //
 // How: each stage is graphrt's direct kernel (ops/nn/direct/direct_conv.h),
-// its filter packed once at load (the three Consts are adopted: no other
-// copy stays). Bias, residual and clamp are added in the kernels'
+// its filter packed once, on the node's first Run (the three Consts are
+// adopted: no other copy stays after it). Bias, residual and clamp are added in the kernels'
 // epilogues, as the unfused nodes on the direct kernel do, so the values
 // are those of the unfused graph on that kernel up to an ulp in the few
 // pixels that fall in a tile tail of another length (pixels are grouped in
