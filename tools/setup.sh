@@ -111,6 +111,7 @@ case "$mode" in
         //tests/ops:regex_replace_dynamic_test //tests/ops:xnn_conv_test \
         //tests/ops:dnnl_conv_test //tests/ops:dnnl_winograd_test \
         //tests/ops:direct_conv_test \
+        //tests/converter/passes:block_fusion_test \
         //tests/ops:state_resource_variable_ops_test \
         //tests/hardening:stress_test
     fi

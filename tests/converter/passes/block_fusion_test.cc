@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "converter/graph.h"
@@ -336,6 +337,33 @@ TEST(FuseDepthwiseBlocksTest, PrefersBlocksWithAnExpandStage) {
   for (int64_t i = 0; i < want.num_elements(); ++i) {
     const float b = want.data<float>()[i];
     EXPECT_NEAR(got.data<float>()[i], b, 4e-6f * (1 + std::fabs(b))) << i;
+  }
+}
+
+// Two Runs of one fused graph at once, each the node's first: one packs
+// the adopted filters (DirectConv::Adopt, under its mutex), the other waits
+// for it; both get the values of a Run alone (TSan stage).
+TEST(FuseDepthwiseBlocksTest, ConcurrentFirstRunsPackOnce) {
+  BlockGraph m({});
+  ASSERT_EQ(FuseDepthwiseBlocks(&m.g, m.w, {}), 1);
+  const Tensor x = Input(23, 9, 8);
+  const Tensor want = RunGraph(m.g, m.w, x);
+  ASSERT_TRUE(want.valid());
+  auto graph = Graph::Build(m.g, m.w, BuiltinOps(), "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ResourceManager resources;
+  Executor exec(graph->get(), &resources, nullptr);
+  const Endpoint in = *(*graph)->ResolveTensor("x");
+  const Endpoint out = *(*graph)->ResolveTensor("out");
+  std::vector<absl::StatusOr<std::vector<Tensor>>> got(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] { got[t] = exec.Run({{in, x}}, {out}); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const auto& r : got) {
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE((*r)[0].IdenticalTo(want));
   }
 }
 
