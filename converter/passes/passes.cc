@@ -445,7 +445,7 @@ int FuseConvAdd(GraphDef* graph, const KeepSet& keep) {
 }
 
 // Every count of PassStats has a name below: a new one must be added there.
-static_assert(sizeof(PassStats) == 21 * sizeof(int),
+static_assert(sizeof(PassStats) == 22 * sizeof(int),
               "PassStats changed: name the new count in Rewrites()");
 
 std::vector<std::pair<std::string, int>> PassStats::Rewrites() const {
@@ -466,6 +466,7 @@ std::vector<std::pair<std::string, int>> PassStats::Rewrites() const {
       {"hard-swishes fused", hard_swishes_fused},
       {"Add + activation fused", adds_fused},
       {"residual Adds into convs", conv_adds_fused},
+      {"resizes + Adds fused", resize_adds_fused},
       {"Relu clips fused", relu_clips_fused},
       {"pool / activation swapped", pool_activations_swapped},
       {"activations into convs", conv_activations_fused},
@@ -596,6 +597,11 @@ PassStats OptimizeInferenceGraph(GraphDef* graph, WeightMap* weights_in,
   // (_FusedConv2D may be new since the scan above.)
   if (adds && HasEdge(*graph, {"_FusedConv2D"}, {"Add", "AddV2"})) {
     stats.conv_adds_fused = FuseConvAdd(graph, keep);
+  }
+  // After FuseConvAdd: an Add a convolution took as its residual is gone.
+  if (adds && has({"ResizeBilinear"}) &&
+      HasEdge(*graph, {"ResizeBilinear"}, {"Add", "AddV2"})) {
+    stats.resize_adds_fused = FuseResizeAdd(graph, keep);
   }
   // Before FuseConvActivation, which then takes the Relu into the conv.
   if (has({"MaxPool"}) && has({"Relu", "Relu6"})) {

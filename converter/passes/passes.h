@@ -197,6 +197,13 @@
 //   with clip_by_value), becomes the same producer with Relu6 in its place,
 //   named like the last node: two passes over the output fewer per layer
 //   (faceres: 27 of each). Runs after the fusions above.
+// * FuseResizeAdd (resize_fusion.cc): Add / AddV2 (float32) of a
+//   ResizeBilinear read by nothing else, and another value, becomes one
+//   _ResizeBilinearAdd (images, size, addend) named like the Add
+//   (ops/nn/resize.cc: the sum is written row by row as the rows are
+//   resized, into the addend's storage when nothing else reads it). Same
+//   values: the resized value, then the sum, each rounded as before.
+//   Runs after FuseConvAdd (an Add a convolution takes stays its residual).
 // * FuseDepthwiseBlocks (block_fusion.cc): Conv2D / _FusedConv2D (1x1,
 //   stride 1, fused_ops none, [BiasAdd], [BiasAdd, Add] with FuseConvAdd's
 //   residual, either optionally with Relu / Relu6; a Const filter of at most
@@ -266,6 +273,7 @@ struct PassStats {
   int matmuls_fused = 0;             // MatMul + bias (+ activation)
   int batch_norms_folded = 0;        // inference FusedBatchNorm into a conv
   int affines_folded = 0;            // x * s + b into the next conv
+  int resize_adds_fused = 0;         // Add(ResizeBilinear(x), y) as one
 
   // Each nonzero count, named for what it counts ("conv chains fused",
   // ...), in the order the passes run: what `graphrt info` reports.
@@ -308,6 +316,7 @@ int FuseAbsPrelu(tensorflow::GraphDef* graph, const WeightMap& weights,
 int FuseHardSwish(tensorflow::GraphDef* graph, const WeightMap& weights,
                   const KeepSet& keep);
 int FuseConvActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
+int FuseResizeAdd(tensorflow::GraphDef* graph, const KeepSet& keep);
 int SwapMaxPoolActivation(tensorflow::GraphDef* graph, const KeepSet& keep);
 // `expand_only`: only chains with an expand stage (OptimizeInferenceGraph
 // takes both unless GRAPHRT_FUSE_DEPTHWISE_BLOCKS=expand).

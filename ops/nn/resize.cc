@@ -13,6 +13,15 @@
 //     and max(idx, 0) with half_pixel_centers.
 // ResizeBilinear and CropAndResize accept every real dtype and return
 // float32; ResizeNearestNeighbor keeps the input dtype.
+//
+// _ResizeBilinearAdd (images, size, addend; ResizeBilinear's attrs):
+// ResizeBilinear(images, size) + addend, which the load-time pass
+// FuseResizeAdd builds from an Add / AddV2 of a ResizeBilinear read by
+// nothing else (the decoders of BlazePose and friends: upsample, add the
+// skip connection). Each output element is the resized value plus the
+// addend's, the unfused graph's two roundings; an addend of the output's
+// shape that nothing else reads becomes the output (in place), another
+// shape broadcasts as Add does.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -25,6 +34,7 @@
 #include "ops/array/op_util.h"
 #include "ops/attrs.h"
 #include "ops/nn/nn_ops.h"
+#include "ops/nn/residual_add.h"
 #include "runtime/status_macros.h"
 
 namespace graphrt {
@@ -135,7 +145,8 @@ struct ResizeAttrs {
   bool half_pixel = false;
 };
 
-absl::StatusOr<ResizeAttrs> ReadResizeAttrs(const KernelInit& init) {
+absl::StatusOr<ResizeAttrs> ReadResizeAttrs(const KernelInit& init,
+                                            int num_inputs) {
   AttrReader attrs(init.node);
   ResizeAttrs a;
   GRAPHRT_ASSIGN_OR_RETURN(a.align_corners,
@@ -146,24 +157,62 @@ absl::StatusOr<ResizeAttrs> ReadResizeAttrs(const KernelInit& init) {
     return attrs.Error("half_pixel_centers",
                        "is true, so align_corners must be false");
   }
-  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, 2));
+  GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(init, num_inputs));
   return a;
 }
 
 class ResizeBilinearKernel : public Kernel {
  public:
-  explicit ResizeBilinearKernel(ResizeAttrs a) : a_(a) {}
+  // `add`: _ResizeBilinearAdd (a third input, the addend).
+  ResizeBilinearKernel(ResizeAttrs a, bool add) : a_(a), add_(add) {}
 
   absl::Status Run(KernelContext& ctx) const override {
-    GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, 2));
+    GRAPHRT_RETURN_IF_ERROR(ops::CheckNumInputs(ctx, add_ ? 3 : 2));
     const Tensor& images = ctx.input(0);
     GRAPHRT_ASSIGN_OR_RETURN(auto size,
                              CheckResizeInputs(images, ctx.input(1)));
+    const int64_t n = images.dim(0), c = images.dim(3), oh = size.first,
+                  ow = size.second;
+    GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n, oh, ow, c}));
+    if (!add_) {
+      GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
+                                                 0, DType::kFloat32, shape));
+      return Resize(images, size, out->mutable_data<float>(), nullptr);
+    }
+    const Tensor& addend = ctx.input(2);
+    if (addend.dtype() != DType::kFloat32) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected a float32 addend, got ", addend.DebugString()));
+    }
+    if (!(addend.shape() == shape)) {
+      // Broadcasting: the resized tensor, then Add's sum.
+      GRAPHRT_ASSIGN_OR_RETURN(Tensor resized, Tensor::AllocateUninitialized(
+                                                   DType::kFloat32, shape));
+      GRAPHRT_RETURN_IF_ERROR(
+          Resize(images, size, resized.mutable_data<float>(), nullptr));
+      GRAPHRT_ASSIGN_OR_RETURN(
+          Tensor sum, nn::BroadcastAddActivate<float>(resized, addend,
+                                                      ops::Activation::kNone));
+      ctx.set_output(0, std::move(sum));
+      return absl::OkStatus();
+    }
+    Tensor* out = ctx.forward_input_to_output(2, 0, DType::kFloat32, shape);
+    if (out == nullptr) {
+      GRAPHRT_ASSIGN_OR_RETURN(
+          out, ctx.allocate_output_uninitialized(0, DType::kFloat32, shape));
+    }
+    // Forwarded, out is the addend's storage: each element is read just
+    // before it is written.
+    return Resize(images, size, out->mutable_data<float>(),
+                  addend.data<float>());
+  }
+
+ private:
+  // out = resize(images) (+ add, of out's shape; may be out itself).
+  absl::Status Resize(const Tensor& images, std::pair<int64_t, int64_t> size,
+                      float* o, const float* add) const {
     const int64_t n = images.dim(0), h = images.dim(1), w = images.dim(2),
                   c = images.dim(3), oh = size.first, ow = size.second;
-    GRAPHRT_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n, oh, ow, c}));
-    GRAPHRT_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(
-                                               0, DType::kFloat32, shape));
     GRAPHRT_ASSIGN_OR_RETURN(
         const auto ys,
         BilinearWeights(oh, h, ResizeScale(h, oh, a_.align_corners),
@@ -172,7 +221,6 @@ class ResizeBilinearKernel : public Kernel {
         const auto xs,
         BilinearWeights(ow, w, ResizeScale(w, ow, a_.align_corners),
                         a_.half_pixel));
-    float* o = out->mutable_data<float>();
     return DispatchImage(images.dtype(), "ResizeBilinear", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = images.data<T>();
@@ -213,12 +261,22 @@ class ResizeBilinearKernel : public Kernel {
           const float* t = horizontal(top_key);
           if (key[next] == top_key) next ^= 1;
           const float* bo = horizontal(bot_key);
-          float* __restrict orow = o + r * row_len;
+          float* orow = o + r * row_len;
           const float* __restrict top = t;
           const float* __restrict bottom = bo;
           const float lerp = yl.lerp;
-          for (int64_t i = 0; i < row_len; ++i) {
-            orow[i] = top[i] + (bottom[i] - top[i]) * lerp;
+          if (add == nullptr) {
+            float* __restrict dst = orow;
+            for (int64_t i = 0; i < row_len; ++i) {
+              dst[i] = top[i] + (bottom[i] - top[i]) * lerp;
+            }
+          } else {
+            // `arow` may be `orow` (in place): no __restrict on either.
+            const float* arow = add + r * row_len;
+            for (int64_t i = 0; i < row_len; ++i) {
+              const float v = top[i] + (bottom[i] - top[i]) * lerp;
+              orow[i] = v + arow[i];
+            }
           }
         }
       });
@@ -231,8 +289,8 @@ class ResizeBilinearKernel : public Kernel {
     });
   }
 
- private:
   ResizeAttrs a_;
+  bool add_;
 };
 
 absl::StatusOr<ops::ScratchArray<int64_t>> NearestIndices(
@@ -294,11 +352,11 @@ class ResizeNearestKernel : public Kernel {
   ResizeAttrs a_;
 };
 
-template <bool kNearest>
+template <bool kNearest, bool kAdd = false>
 absl::StatusOr<std::unique_ptr<Kernel>> CreateResize(const KernelInit& init) {
-  GRAPHRT_ASSIGN_OR_RETURN(ResizeAttrs a, ReadResizeAttrs(init));
+  GRAPHRT_ASSIGN_OR_RETURN(ResizeAttrs a, ReadResizeAttrs(init, kAdd ? 3 : 2));
   if (kNearest) return std::unique_ptr<Kernel>(new ResizeNearestKernel(a));
-  return std::unique_ptr<Kernel>(new ResizeBilinearKernel(a));
+  return std::unique_ptr<Kernel>(new ResizeBilinearKernel(a, kAdd));
 }
 
 // ---- CropAndResize ----
@@ -452,6 +510,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateCropAndResize(
 
 void RegisterResize(OpRegistry& r) {
   r.Register("ResizeBilinear", CreateResize<false>);
+  r.Register("_ResizeBilinearAdd", CreateResize<false, true>);
   r.Register("ResizeNearestNeighbor", CreateResize<true>);
   r.Register("CropAndResize", CreateCropAndResize);
 }
