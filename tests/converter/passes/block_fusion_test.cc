@@ -331,13 +331,7 @@ TEST(FuseDepthwiseBlocksTest, PrefersBlocksWithAnExpandStage) {
   EXPECT_TRUE(block->attr().at("expand").b());
   EXPECT_EQ(Find(g, "pw1"), nullptr);
   EXPECT_NE(Find(g, "dw1"), nullptr);
-  const Tensor got = RunGraph(g, w, x);
-  ASSERT_TRUE(want.valid() && got.valid());
-  ASSERT_EQ(got.shape(), want.shape());
-  for (int64_t i = 0; i < want.num_elements(); ++i) {
-    const float b = want.data<float>()[i];
-    EXPECT_NEAR(got.data<float>()[i], b, 4e-6f * (1 + std::fabs(b))) << i;
-  }
+  ExpectNearValues(RunGraph(g, w, x), want, 4e-6f);
 }
 
 // Two Runs of one fused graph at once, each the node's first: one packs
@@ -397,13 +391,7 @@ TEST(FuseDepthwiseBlocksTest, ANonPointwiseProducerIsNoExpandStage) {
   EXPECT_FALSE(block->attr().at("expand").b());
   EXPECT_EQ(block->attr().at("expand_activation").s(), "");
   EXPECT_NE(Find(m.g, "expand"), nullptr);
-  const Tensor got = RunGraph(m.g, m.w, x);
-  ASSERT_TRUE(want.valid() && got.valid());
-  ASSERT_EQ(got.shape(), want.shape());
-  for (int64_t i = 0; i < want.num_elements(); ++i) {
-    const float b = want.data<float>()[i];
-    EXPECT_NEAR(got.data<float>()[i], b, 4e-6f * (1 + std::fabs(b))) << i;
-  }
+  ExpectNearValues(RunGraph(m.g, m.w, x), want, 4e-6f);
 }
 
 TEST(FuseDepthwiseBlocksTest, LeavesSharedKeptOrUnsupportedChains) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -113,6 +114,17 @@ inline Tensor RunOnX(const GraphDef& g, const WeightMap& w,
     x.mutable_data<float>()[i] = static_cast<float>(i % 7) - 3.5f + i;
   }
   return RunGraph(g, w, x, fetch);
+}
+
+// `got` has `want`'s shape and each float32 value within rel * (1 +
+// |want|) of it.
+inline void ExpectNearValues(const Tensor& got, const Tensor& want, float rel) {
+  ASSERT_TRUE(want.valid() && got.valid());
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const float b = want.data<float>()[i];
+    EXPECT_NEAR(got.data<float>()[i], b, rel * (1 + std::fabs(b))) << i;
+  }
 }
 
 inline int CountOp(const GraphDef& g, const std::string& op) {
