@@ -636,9 +636,13 @@ absl::Status CmdBench(const Args& args) {
   // a kernel adopted one and its decoded copy is gone; packed copies are not
   // counted again), the executor pool's tensor storage (activations,
   // power-of-two rounded) and the resident memory by kind.
+  const std::map<std::string, double> resident = ResidentMemoryMb();
+  const double run_peak_mb =
+      run_peak && resident.count("VmHWM") ? resident.at("VmHWM") : 0;
   if (::getrusage(RUSAGE_SELF, &usage) == 0) {
     j["peak_rss_mb"] =
-        std::max(load_peak_mb, static_cast<double>(usage.ru_maxrss) / 1024.0);
+        std::max({load_peak_mb, run_peak_mb,
+                  static_cast<double>(usage.ru_maxrss) / 1024.0});
     j["base_rss_mb"] = base_rss_mb;
   }
   int64_t weight_bytes = 0;
@@ -650,14 +654,7 @@ absl::Status CmdBench(const Args& args) {
     }
   }
   j["weights_mb"] = static_cast<double>(weight_bytes) / (1 << 20);
-  const std::map<std::string, double> resident = ResidentMemoryMb();
-  if (run_peak && resident.count("VmHWM")) {
-    const double run_mb = resident.at("VmHWM");
-    j["run_peak_rss_mb"] = run_mb;
-    if (j.contains("peak_rss_mb")) {
-      j["peak_rss_mb"] = std::max(j["peak_rss_mb"].get<double>(), run_mb);
-    }
-  }
+  if (run_peak_mb > 0) j["run_peak_rss_mb"] = run_peak_mb;
   if (resident.count("RssAnon")) j["rss_anon_mb"] = resident.at("RssAnon");
   if (resident.count("RssFile")) j["rss_file_mb"] = resident.at("RssFile");
   // What of the growth in mapped files is code: pages of the binary and
